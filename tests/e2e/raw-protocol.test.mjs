@@ -1,0 +1,257 @@
+// Raw protocol: drive mcp-warden with hand-written lines (no SDK) and compare, where it makes
+// sense, with what the same server does when driven directly.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { everythingSpec, fixtureSpec, proxiedArgv, wardenBin } from './support/peers.mjs';
+import { startRaw, rawHandshake, waitSingleChild, waitPidGone } from './support/raw.mjs';
+
+wardenBin();
+const T = { timeout: 30_000 };
+
+/** Starts `spec` directly or through the proxy; returns the raw peer plus the server pid. */
+async function start(spec, mode, proxyArgs = []) {
+  const argv = mode === 'proxied' ? proxiedArgv(spec, proxyArgs) : [spec.command, ...spec.args];
+  const peer = startRaw(argv, { env: spec.env });
+  peer.serverPid = mode === 'proxied' ? await waitSingleChild(peer.pid) : peer.pid;
+  return peer;
+}
+
+/** EOF, then SIGTERM/SIGKILL if needed; asserts the server process is gone (no orphan). */
+async function stop(peer) {
+  if (!peer.exitInfo) {
+    peer.endInput();
+    const t1 = setTimeout(() => peer.kill('SIGTERM'), 300);
+    const t2 = setTimeout(() => peer.kill('SIGKILL'), 4000);
+    await peer.waitExit(8000).finally(() => { clearTimeout(t1); clearTimeout(t2); });
+  }
+  await waitPidGone(peer.serverPid, 5000);
+}
+
+async function both(spec, fn, proxyArgs = []) {
+  const out = {};
+  for (const mode of ['direct', 'proxied']) {
+    const peer = await start(spec, mode, proxyArgs);
+    try {
+      out[mode] = await fn(peer, mode);
+    } catch (e) {
+      e.message = `[${mode}] ${e.message}`;
+      throw e;
+    } finally {
+      await stop(peer);
+    }
+  }
+  return out;
+}
+
+const call = (id, name, args, extra = {}) =>
+  ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...extra } });
+const isErrorNullId = (m) => m.id === null && m.error && typeof m.error.code === 'number';
+const assertAlive = async (peer, id) => {
+  peer.send({ jsonrpc: '2.0', id, method: 'ping' });
+  const r = await peer.waitResponse(id, 5000);
+  assert.deepEqual(r.result, {}, `ping ${id} failed: ${JSON.stringify(r)}`);
+  assert.equal(peer.exitInfo, null, 'process exited');
+};
+
+// A request with unusual but valid formatting: spaces, key order, \u escapes (incl. a surrogate
+// pair), an escaped slash, a tab escape, and non-ASCII bytes in the raw line.
+const WEIRD_ECHO = (id) =>
+  `{ "params" : { "arguments" : {"message":"caf\\u00e9 \\ud83d\\ude00 \\/ tab\\t ünï"} , "name":"echo"},` +
+  `   "method":"tools/call" ,"jsonrpc" : "2.0", "id" : ${JSON.stringify(id)} }`;
+
+describe('byte-for-byte forwarding', () => {
+  test('server-everything: same response bytes for an unusually formatted request', T, async () => {
+    const r = await both(everythingSpec(), async (peer) => {
+      await rawHandshake(peer);
+      peer.send(WEIRD_ECHO(7));
+      const line = await peer.waitLine((m) => m.id === 7 && 'result' in m, 5000, 'echo response');
+      return line.toString('utf8');
+    });
+    assert.match(r.direct, /Echo: café 😀 \/ tab\\t ünï/);
+    assert.equal(r.proxied, r.direct);
+  });
+
+  test('byte-probe: client line reaches the server unchanged and the server line reaches the client unchanged', T, async () => {
+    const r = await both(fixtureSpec('byte-probe-server.mjs'), async (peer) => {
+      const init = await rawHandshake(peer, { protocolVersion: '2025-03-26' });
+      const initLine = await peer.waitLine((m) => m.id === 'init-1');
+      const req = WEIRD_ECHO(11).replace('"echo"', '"mirror"');
+      peer.send(req);
+      const resp = await peer.waitLine((m) => m.id === 11, 5000, 'mirror response');
+      const mirrored = Buffer.from(JSON.parse(resp.toString('utf8')).result.content[0].text, 'base64');
+      return { init: init.result, initLine: initLine.toString('utf8'), resp: resp.toString('utf8'), mirroredEqualsSent: mirrored.equals(Buffer.from(req, 'utf8')), mirrored: mirrored.toString('utf8') };
+    });
+    assert.equal(r.direct.mirroredEqualsSent, true, 'direct baseline broken');
+    assert.equal(r.proxied.mirrored, r.direct.mirrored, 'client->server bytes changed by the proxy');
+    assert.equal(r.proxied.mirroredEqualsSent, true);
+    assert.match(r.direct.initLine, /^\{ "result" : .*\\u00e9/, 'fixture baseline broken');
+    assert.equal(r.proxied.initLine, r.direct.initLine, 'server->client bytes (initialize response) changed by the proxy');
+    assert.equal(r.proxied.resp, r.direct.resp, 'server->client bytes (tool response) changed by the proxy');
+  });
+});
+
+describe('ids', () => {
+  test('string and numeric ids are kept apart and returned with their exact type', T, async () => {
+    const ids = ['abc', 42, '42', -1, 0, 'ü-ñ/😀', 1e15];
+    const r = await both(everythingSpec(), async (peer) => {
+      await rawHandshake(peer);
+      for (const id of ids) peer.send(call(id, 'echo', { message: `for ${typeof id} ${id}` }));
+      const out = [];
+      for (const id of ids) {
+        const line = await peer.waitLine((m) => m.id === id && 'result' in m, 5000, `response to ${JSON.stringify(id)}`);
+        out.push(line.toString('utf8'));
+      }
+      return out;
+    });
+    for (const [i, id] of ids.entries()) {
+      const msg = JSON.parse(r.proxied[i]);
+      assert.equal(msg.id, id);
+      assert.equal(msg.result.content[0].text, `Echo: for ${typeof id} ${id}`);
+    }
+    assert.deepEqual(r.proxied, r.direct);
+  });
+
+  test('the same id in flight in both directions (client request 0 vs server sampling request 0)', T, async () => {
+    const r = await both(everythingSpec(), async (peer) => {
+      await rawHandshake(peer, { capabilities: { sampling: {} } });
+      peer.send(call(0, 'trigger-sampling-request', { prompt: 'overlap', maxTokens: 3 }));
+      const srvReq = await peer.waitMessage((m) => m.method === 'sampling/createMessage', 5000, 'server sampling request');
+      // while both id-0 requests are open, a client ping also reuses the server's id
+      peer.send({ jsonrpc: '2.0', id: srvReq.id, method: 'ping' });
+      const pingResp = await peer.waitMessage((m) => m.id === srvReq.id && 'result' in m && !('content' in (m.result ?? {})), 5000, 'ping response');
+      peer.send({ jsonrpc: '2.0', id: srvReq.id, result: { model: 'raw-model', role: 'assistant', content: { type: 'text', text: 'sampled-overlap' } } });
+      const toolResp = await peer.waitMessage((m) => m.id === 0 && m.result?.content, 5000, 'tool response for id 0');
+      return { srvReqId: srvReq.id, ping: pingResp.result, text: toolResp.result.content[0].text };
+    });
+    assert.equal(r.direct.srvReqId, 0, 'precondition: server-everything numbers its first request 0');
+    assert.equal(r.proxied.srvReqId, 0, 'server request id was rewritten');
+    assert.match(r.proxied.text, /sampled-overlap/);
+    assert.deepEqual(r.proxied, r.direct);
+  });
+});
+
+describe('batches (2025-03-26)', () => {
+  test('server-everything: the proxy does to a batch what the server does (compare)', T, async () => {
+    const r = await both(everythingSpec(), async (peer) => {
+      await rawHandshake(peer, { protocolVersion: '2025-03-26' });
+      peer.send('[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","id":"b2","method":"tools/call","params":{"name":"echo","arguments":{"message":"in batch"}}}]');
+      peer.send({ jsonrpc: '2.0', id: 'after-batch', method: 'ping' });
+      await peer.waitResponse('after-batch');
+      // give a batch response that may come late the time of one more round trip
+      peer.send(call('after-batch-2', 'echo', { message: 'x' }));
+      await peer.waitResponse('after-batch-2');
+      return peer.lines.map((b) => b.toString('utf8')).filter((l) => /"b[12]"|^\[/.test(l) || /"id":null/.test(l));
+    });
+    assert.deepEqual(r.proxied, r.direct);
+  });
+
+  test('byte-probe: a batch request and a batch response pass through unchanged', T, async () => {
+    const batch = '[{"jsonrpc":"2.0","id":"b1","method":"ping"} , {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mirror","arguments":{}}}]';
+    const r = await both(fixtureSpec('byte-probe-server.mjs'), async (peer) => {
+      await rawHandshake(peer, { protocolVersion: '2025-03-26' });
+      peer.send(batch);
+      const line = await peer.waitUntil(() => peer.lines.find((b) => b[0] === 0x5b), 5000, 'batch response line');
+      return line.toString('utf8');
+    });
+    const arr = JSON.parse(r.direct);
+    assert.deepEqual(arr.map((m) => m.id), ['b1', 2]);
+    assert.equal(Buffer.from(arr[1].result.content[0].text, 'base64').toString('utf8'), batch, 'fixture baseline');
+    assert.equal(r.proxied, r.direct);
+  });
+});
+
+describe('malformed and hostile input from the client', () => {
+  test('malformed JSON gets -32700 with id null and the session continues', T, async () => {
+    const peer = await start(everythingSpec(), 'proxied');
+    try {
+      await rawHandshake(peer);
+      peer.send('{"jsonrpc":"2.0","id":5,"method":');
+      const err = await peer.waitMessage(isErrorNullId, 5000, '-32700 error with id null');
+      assert.equal(err.error.code, -32700);
+      assert.equal(err.jsonrpc, '2.0');
+      assert.equal(typeof err.error.message, 'string');
+      peer.send('not json at all');
+      await peer.waitUntil(() => peer.parsed().filter(isErrorNullId).length >= 2, 5000, 'second -32700');
+      await assertAlive(peer, 'after-malformed');
+      assert.equal(peer.parsed().some((m) => m.id === 5), false, 'no response with the unparsable id');
+    } finally { await stop(peer); }
+  });
+
+  test('over-size line (--max-message-bytes 1024) gets an error and the session continues', T, async () => {
+    const peer = await start(everythingSpec(), 'proxied', ['--max-message-bytes', '1024']);
+    try {
+      await rawHandshake(peer);
+      peer.send(call('small', 'echo', { message: 'y'.repeat(300) }));
+      await peer.waitResponse('small');
+      peer.send(call('big', 'echo', { message: 'x'.repeat(4000) }));
+      const err = await peer.waitMessage((m) => m.error && (m.id === null || m.id === 'big'), 5000, 'error for the over-size line');
+      assert.ok([-32600, -32700].includes(err.error.code), `unexpected code ${err.error.code}`);
+      assert.equal(err.id, null);
+      // a line far over the limit, sent in many chunks, must not be buffered whole or kill the session
+      peer.send(call('huge', 'echo', { message: 'z'.repeat(3 << 20) }));
+      await peer.waitUntil(() => peer.parsed().filter((m) => m.error && m.id === null).length >= 2, 10_000, 'error for the 3 MiB line');
+      await assertAlive(peer, 'after-oversize');
+      assert.equal(peer.parsed().some((m) => (m.id === 'big' || m.id === 'huge') && m.result), false, 'over-size request reached the server');
+    } finally { await stop(peer); }
+  });
+
+  test('invalid UTF-8 inside a string: no crash, an answer, the session continues', T, async () => {
+    const peer = await start(everythingSpec(), 'proxied');
+    try {
+      await rawHandshake(peer);
+      const bad = Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":"utf8","method":"tools/call","params":{"name":"echo","arguments":{"message":"bad '),
+        Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]),
+        Buffer.from(' bytes"}}}'),
+      ]);
+      peer.send(bad);
+      const ans = await peer.waitMessage((m) => m.id === 'utf8' || isErrorNullId(m), 5000, 'an answer to the invalid UTF-8 request');
+      assert.ok(ans.result || ans.error);
+      await assertAlive(peer, 'after-utf8');
+      // stdout must stay valid UTF-8 JSON lines
+      for (const b of peer.lines) assert.doesNotThrow(() => JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(b)), `bad stdout line: ${b.toString('hex').slice(0, 200)}`);
+    } finally { await stop(peer); }
+  });
+
+  test('100k levels of nesting: clear error, no crash, session continues', T, async () => {
+    const peer = await start(everythingSpec(), 'proxied');
+    try {
+      await rawHandshake(peer);
+      const depth = 100_000;
+      peer.send(`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"echo","arguments":{"message":"m","deep":${'['.repeat(depth)}${']'.repeat(depth)}}}}`);
+      const err = await peer.waitMessage((m) => (m.id === 'deep' || m.id === null) && m.error, 10_000, 'error for the deep message');
+      assert.match(err.error.message, /depth|deep|nest/i, `error message is not clear: ${err.error.message}`);
+      await assertAlive(peer, 'after-deep');
+    } finally { await stop(peer); }
+  });
+
+  test('CRLF line endings and empty lines are tolerated', T, async () => {
+    const peer = await start(everythingSpec(), 'proxied');
+    try {
+      await rawHandshake(peer);
+      peer.writeRaw('\n\n{"jsonrpc":"2.0","id":"crlf","method":"ping"}\r\n\r\n\n');
+      peer.writeRaw(JSON.stringify(call('crlf-echo', 'echo', { message: 'ok' })) + '\r\n');
+      const r = await peer.waitResponse('crlf');
+      assert.deepEqual(r.result, {});
+      const e = await peer.waitResponse('crlf-echo');
+      assert.equal(e.result.content[0].text, 'Echo: ok');
+      await assertAlive(peer, 'after-crlf');
+      assert.deepEqual(peer.parsed().filter((m) => m.error), [], 'empty lines or CR produced errors');
+    } finally { await stop(peer); }
+  });
+});
+
+test('notifications/cancelled is forwarded: no response for the cancelled id (compare)', T, async () => {
+  const r = await both(everythingSpec(), async (peer) => {
+    await rawHandshake(peer);
+    peer.send(call('long', 'trigger-long-running-operation', { duration: 1, steps: 10 }, { _meta: { progressToken: 'tok-1' } }));
+    await peer.waitMessage((m) => m.method === 'notifications/progress' && m.params.progressToken === 'tok-1', 5000, 'first progress');
+    peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'long', reason: 'test' } });
+    // started after the cancelled one and equally long: when it answers, the first would have too
+    peer.send(call('later', 'trigger-long-running-operation', { duration: 1, steps: 2 }));
+    await peer.waitResponse('later', 10_000);
+    return { longAnswered: peer.parsed().some((m) => m.id === 'long' && !m.method) };
+  });
+  assert.equal(r.direct.longAnswered, false, 'baseline: server-everything suppresses cancelled responses');
+  assert.equal(r.proxied.longAnswered, false, 'response for a cancelled request reached the client');
+});
