@@ -10,13 +10,11 @@ pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 find_package(CLI11 REQUIRED)
 find_package(doctest REQUIRED)
 
-# Asio, Beast and Process v2 are compiled once, in transports/asio_impl.cpp; every target that
+# Asio and Beast are compiled once, in transports/asio_impl.cpp; every target that
 # includes their headers links warden_asio and so sees the same configuration macros.
 add_library(warden_asio_config INTERFACE)
 target_compile_definitions(warden_asio_config INTERFACE
   BOOST_ASIO_SEPARATE_COMPILATION
   BOOST_BEAST_SEPARATE_COMPILATION
-  BOOST_PROCESS_V2_SEPARATE_COMPILATION
-  BOOST_PROCESS_USE_STD_FS
   BOOST_ASIO_NO_DEPRECATED)
 target_link_libraries(warden_asio_config INTERFACE Boost::headers Threads::Threads OpenSSL::SSL OpenSSL::Crypto)

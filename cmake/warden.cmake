@@ -1,6 +1,8 @@
 # Compiler flags shared by every target of ours (not by third-party code).
 function(warden_target_defaults target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wshadow -Wconversion -Wno-sign-conversion)
+  # -Wno-restrict: GCC 12 reports false positives inside std::string (GCC bug 105329).
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wshadow -Wconversion -Wno-sign-conversion
+                         $<$<CXX_COMPILER_ID:GNU>:-Wno-restrict>)
   if(WARDEN_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

@@ -1,0 +1,14 @@
+#pragma once
+// The subcommands of mcp-warden. Each takes the arguments after its own name and returns the
+// process exit code; each prints its own errors.
+#include <string>
+#include <vector>
+
+namespace warden::app {
+
+int run_proxy_command(const std::vector<std::string>& args);   // mcp-warden [options] -- COMMAND...
+int run_scan_command(const std::vector<std::string>& args);    // mcp-warden scan ...
+int run_rules_command(const std::vector<std::string>& args);   // mcp-warden rules
+int run_explain_command(const std::vector<std::string>& args); // mcp-warden explain RULE_ID
+
+}  // namespace warden::app

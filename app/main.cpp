@@ -1,0 +1,26 @@
+// mcp-warden: a live auditing proxy for the Model Context Protocol.
+// main() only picks the subcommand; each command reads: parse args -> load config -> run.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/commands.hpp"
+#include "app/version.hpp"
+
+int main(int argc, char** argv) {
+  using namespace warden::app;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const std::string first = args.empty() ? std::string() : args.front();
+  const std::vector<std::string> rest = args.empty() ? args : std::vector<std::string>(args.begin() + 1, args.end());
+
+  if (first == "--version") {
+    std::printf("mcp-warden %s\n", version);
+    return 0;
+  }
+#ifdef WARDEN_HAVE_SCAN
+  if (first == "scan") return run_scan_command(rest);
+  if (first == "rules") return run_rules_command(rest);
+  if (first == "explain") return run_explain_command(rest);
+#endif
+  return run_proxy_command(args);
+}

@@ -1,0 +1,207 @@
+// mcp-warden [options] -- COMMAND [ARGS...]: wrap a stdio MCP server.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstring>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <spdlog/spdlog.h>
+
+#include "analysis/surface.hpp"
+#include "app/commands.hpp"
+#include "app/logging.hpp"
+#include "app/version.hpp"
+#include "proxy/session.hpp"
+#include "transports/child_process.hpp"
+
+namespace warden::app {
+
+namespace {
+
+namespace asio = boost::asio;
+
+struct proxy_settings {
+  proxy::session_options session;
+  transports::child_spec server;
+  std::string save_surface_path;
+  std::string log_file;
+  std::string log_level = "info";
+  std::string server_log_path;
+};
+
+// Everything after the first "--" is the server's argv, untouched.
+result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
+  const auto separator = std::find(args.begin(), args.end(), "--");
+  proxy_settings settings;
+  settings.server.argv.assign(separator == args.end() ? args.end() : separator + 1, args.end());
+
+  CLI::App cli{"mcp-warden: a live auditing proxy for MCP servers.\n"
+               "Usage: mcp-warden [options] -- COMMAND [ARGS...]"};
+  cli.set_version_flag("--version", version);
+  std::vector<std::string> env_pairs;
+  std::size_t stdin_grace_ms = 2000, term_grace_ms = 2000;
+  bool no_enumerate = false;
+  auto& s = settings.session;
+  cli.add_option("--env", env_pairs, "Add K=V to the server's environment (repeatable)");
+  cli.add_option("--drop-env", settings.server.drop_env, "Remove a variable from the server's environment (repeatable)");
+  cli.add_option("--save-surface", settings.save_surface_path, "Write the confirmed surface (manifest JSON) to FILE");
+  cli.add_option("--log-file", settings.log_file, "mcp-warden's own log (default: stderr)");
+  cli.add_option("--log-level", settings.log_level, "trace|debug|info|warn|error|off")->capture_default_str();
+  cli.add_option("--server-log", settings.server_log_path, "Append the server's stderr to FILE (default: our stderr)");
+  cli.add_option("--max-message-bytes", s.max_message_bytes, "Largest message accepted either way")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--max-depth", s.max_depth, "Deepest JSON nesting accepted")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--max-pending", s.max_pending, "Client requests awaiting answers before new ones are refused")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--stdin-grace-ms", stdin_grace_ms, "Shutdown: wait after closing the server's stdin")->capture_default_str();
+  cli.add_option("--term-grace-ms", term_grace_ms, "Shutdown: wait after SIGTERM before SIGKILL")->capture_default_str();
+  cli.add_flag("--no-enumerate", no_enumerate, "Do not list the surface on our own; record only what the client lists");
+
+  std::vector<std::string> own(args.begin(), separator);
+  std::vector<std::string> reversed(own.rbegin(), own.rend());  // CLI11 parses a reversed vector
+  try {
+    cli.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(cli.help().c_str(), stdout);
+    return error{""};
+  } catch (const CLI::CallForVersion&) {
+    std::printf("mcp-warden %s\n", version);
+    return error{""};
+  } catch (const CLI::ParseError& e) {
+    return error{e.what()};
+  }
+  if (settings.server.argv.empty())
+    return error{"no server command: use mcp-warden [options] -- COMMAND [ARGS...]"};
+  for (const auto& pair : env_pairs) {
+    const auto eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) return error{"--env expects NAME=VALUE, got '" + pair + "'"};
+    settings.server.extra_env[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  s.enumerate = !no_enumerate;
+  s.stdin_grace = std::chrono::milliseconds(stdin_grace_ms);
+  s.term_grace = std::chrono::milliseconds(term_grace_ms);
+  settings.server.max_message_bytes = s.max_message_bytes;
+  return settings;
+}
+
+// Atomic replace, so a reader never sees half a manifest.
+void save_surface(const std::string& path, const analysis::server_surface& surface) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << analysis::to_manifest(surface).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    if (!out) {
+      spdlog::error("cannot write the surface to '{}'", temporary);
+      return;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) spdlog::error("cannot write the surface to '{}': {}", path, ec.message());
+}
+
+// Our stdout carries MCP messages only: move it to a private descriptor and point fd 1 at
+// stderr, so that nothing printed by accident can corrupt the stream.
+int claim_stdout() {
+  const int channel = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  return channel;
+}
+
+// The reactor makes our stdin/stdout non-blocking, and those file descriptions are shared with
+// the process that started us: put the flags back on the way out.
+class restore_fd_flags {
+ public:
+  explicit restore_fd_flags(int fd) : fd_(fd), flags_(::fcntl(fd, F_GETFL)) {}
+  ~restore_fd_flags() {
+    if (flags_ >= 0) ::fcntl(fd_, F_SETFL, flags_);
+  }
+  restore_fd_flags(const restore_fd_flags&) = delete;
+  restore_fd_flags& operator=(const restore_fd_flags&) = delete;
+
+ private:
+  int fd_;
+  int flags_;
+};
+
+int open_server_log(const std::string& path) {
+  if (path.empty()) return -1;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) spdlog::error("cannot open server log '{}': {}", path, std::strerror(errno));
+  return fd;
+}
+
+int run_proxy(proxy_settings settings) {
+  std::signal(SIGPIPE, SIG_IGN);
+  const restore_fd_flags stdin_flags(STDIN_FILENO);
+  const restore_fd_flags stdout_flags(STDOUT_FILENO);
+  asio::io_context context;
+
+  const int server_log = open_server_log(settings.server_log_path);
+  settings.server.stderr_fd = server_log;
+  auto child = transports::spawn_child(context.get_executor(), settings.server);
+  if (server_log >= 0) ::close(server_log);
+  if (!child) {
+    spdlog::error("cannot start the server: {}", child.error_message());
+    return 127;
+  }
+  spdlog::info("mcp-warden {} started server pid {}: {}", version, (*child)->pid(),
+               transports::describe_argv(settings.server.argv));
+
+  const int client_out = claim_stdout();
+  const int client_in = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+  proxy::session relay(context.get_executor(), settings.session,
+                       transports::make_fd_reader(context.get_executor(), client_in, settings.session.max_message_bytes),
+                       transports::make_fd_writer(context.get_executor(), client_out), std::move(*child));
+  const std::string identity = transports::describe_argv(settings.server.argv);
+  if (!settings.save_surface_path.empty()) {
+    relay.on_surface_changed([&](const analysis::server_surface& surface) {
+      analysis::server_surface copy = surface;
+      copy.identity = identity;
+      copy.live = true;
+      save_surface(settings.save_surface_path, copy);
+    });
+  }
+
+  proxy::session_outcome outcome;
+  asio::co_spawn(context, relay.run(), [&](std::exception_ptr failure, proxy::session_outcome done) {
+    if (failure) {
+      try {
+        std::rethrow_exception(failure);
+      } catch (const std::exception& e) {
+        spdlog::critical("session failed: {}", e.what());
+        done = {70, e.what()};
+      }
+    }
+    outcome = done;
+    context.stop();
+  });
+  context.run();
+  const auto& counters = relay.counters();
+  spdlog::info("session ended ({}); relayed {} client and {} server messages, refused {}, dropped {}",
+               outcome.reason, counters.client_messages, counters.server_messages, counters.client_rejected,
+               counters.server_dropped);
+  return outcome.exit_code;
+}
+
+}  // namespace
+
+int run_proxy_command(const std::vector<std::string>& args) {
+  auto settings = parse_proxy_args(args);
+  if (!settings) {
+    if (settings.error_message().empty()) return 0;  // --help / --version
+    std::fprintf(stderr, "mcp-warden: %s\n", settings.error_message().c_str());
+    return 2;
+  }
+  if (auto logging = configure_logging(settings->log_level, settings->log_file); !logging) {
+    std::fprintf(stderr, "mcp-warden: %s\n", logging.error_message().c_str());
+    return 2;
+  }
+  return run_proxy(std::move(*settings));
+}
+
+}  // namespace warden::app

@@ -1,0 +1,41 @@
+#pragma once
+// The inspection chain: observers and deciders that see every relayed message once it is parsed.
+// Inspectors run on the session's thread, must not block, and must not throw; the session catches
+// anything they throw anyway, logs it, counts it and forwards the message unchanged (fail open).
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "proxy/jsonrpc.hpp"
+
+namespace warden::proxy {
+
+enum class direction { client_to_server, server_to_client };
+
+// What the session knows about a message beyond its own bytes.
+struct message_context {
+  direction from = direction::client_to_server;
+  std::string_view raw;              // the original bytes as read
+  std::string_view request_method;   // for responses: the method of the request they answer
+  const nlohmann::json* request = nullptr;  // for responses: that request's params, if kept
+};
+
+struct verdict {
+  enum class action { forward, replace, block };
+  action what = action::forward;
+  nlohmann::json replacement;   // replace: the message to send instead
+  nlohmann::json reply;         // block of a request: the response sent back to its sender
+  std::string reason;           // for logs and the audit trail
+
+  static verdict forward() { return {}; }
+};
+
+class inspector {
+ public:
+  virtual ~inspector() = default;
+  virtual std::string_view name() const = 0;
+  virtual verdict inspect(const message& msg, const message_context& context) = 0;
+};
+
+}  // namespace warden::proxy

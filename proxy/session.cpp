@@ -1,0 +1,631 @@
+#include "proxy/session.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/channel.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <csignal>
+#include <random>
+#include <spdlog/spdlog.h>
+#include <unordered_map>
+
+#include "proxy/jsonrpc.hpp"
+#include "proxy/surface_recorder.hpp"
+
+namespace warden::proxy {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+using error_code = boost::system::error_code;
+
+namespace {
+
+// An empty message on a write queue means "no more": the writer finishes and closes its stream.
+// Real messages are never empty (the framer skips blank lines).
+const std::string end_of_stream;
+
+using message_queue = asio::experimental::channel<void(error_code, std::string)>;
+
+struct pending_request {
+  std::string method;
+  json params;          // kept for the inspection chain (responses are judged with their request)
+  clock_type::time_point sent;
+};
+
+struct internal_request {
+  list_kind kind;
+  std::uint64_t generation;  // a newer listing of the same kind supersedes older pages
+};
+
+std::string describe_exit(int status) {
+  if (status > 128) return "was killed by signal " + std::to_string(status - 128);
+  return "exited with status " + std::to_string(status);
+}
+
+// Recovers the id of an over-size message from its retained excerpts, when it sits where
+// JSON-RPC peers put it: first member after "jsonrpc", or the last member of the object.
+json salvage_id(const transports::frame& frame) {
+  auto parse_value = [](std::string_view text) -> json {
+    try {
+      json value = json::parse(text);
+      return value.is_string() || value.is_number_integer() ? value : json();
+    } catch (const json::exception&) {
+      return json();
+    }
+  };
+  // ... ,"id":<value>}
+  std::string_view tail = frame.tail;
+  while (!tail.empty() && (tail.back() == ' ' || tail.back() == '\r')) tail.remove_suffix(1);
+  if (!tail.empty() && tail.back() == '}') {
+    const auto key = tail.rfind("\"id\":");
+    if (key != std::string_view::npos) {
+      json id = parse_value(tail.substr(key + 5, tail.size() - 1 - (key + 5)));
+      if (!id.is_null()) return id;
+    }
+  }
+  // {"jsonrpc":"2.0","id":<value>, ...
+  std::string_view head = frame.head;
+  constexpr std::string_view prefix = R"({"jsonrpc":"2.0","id":)";
+  if (head.substr(0, prefix.size()) == prefix) {
+    head.remove_prefix(prefix.size());
+    const auto end = head.find(',');
+    if (end != std::string_view::npos) return parse_value(head.substr(0, end));
+  }
+  return json();
+}
+
+}  // namespace
+
+class session::impl {
+ public:
+  impl(asio::any_io_executor executor, session_options options,
+       std::unique_ptr<transports::message_reader> client_in,
+       std::unique_ptr<transports::message_writer> client_out,
+       std::unique_ptr<transports::child_process> server)
+      : executor_(executor),
+        options_(options),
+        client_in_(std::move(client_in)),
+        client_out_(std::move(client_out)),
+        server_(std::move(server)),
+        to_client_(executor, options.queue_depth),
+        to_server_(executor, options.queue_depth),
+        wakeup_(executor),
+        signals_(executor, SIGINT, SIGTERM, SIGHUP) {
+    std::random_device entropy;
+    nonce_ = std::to_string(entropy()) + std::to_string(entropy());
+  }
+
+  asio::awaitable<session_outcome> run();
+
+  std::vector<std::unique_ptr<inspector>> inspectors_;
+  std::function<void(const analysis::server_surface&)> surface_callback_;
+  surface_recorder recorder_;
+  session_counters counters_;
+
+ private:
+  // --- the six activities of a session ---
+  asio::awaitable<void> relay_client();
+  asio::awaitable<void> relay_server();
+  asio::awaitable<void> drain_queue(message_queue& queue, transports::message_writer& out,
+                                    bool& failed, bool& done);
+  asio::awaitable<void> watch_child();
+  asio::awaitable<void> watch_signals();
+  asio::awaitable<session_outcome> supervise();
+
+  // --- message handling ---
+  asio::awaitable<void> handle_client_message(message& msg, std::string&& raw);
+  asio::awaitable<void> handle_server_message(message& msg, std::string&& raw);
+  void note_client_item(const message& item);
+  bool note_server_item(const message& item);  // false: an answer to our own request, consumed
+  void capture_response(const message& response, const pending_request& request);
+  verdict run_inspectors(const message& msg, const message_context& context);
+  asio::awaitable<void> apply(verdict&& decision, const message& msg, std::string&& raw,
+                              message_queue& forward_queue, message_queue& reply_queue);
+
+  // --- our own enumeration ---
+  void enumerate(list_kind kind, const json& cursor = json());
+  void maybe_start_enumeration();
+  void consume_internal_response(const message& response, const internal_request& request);
+
+  // --- plumbing ---
+  asio::awaitable<void> send(message_queue& queue, std::string bytes);
+  void post(message_queue& queue, std::string bytes);
+  void notify() { wakeup_.cancel(); }
+  asio::awaitable<bool> wait_until(const std::function<bool()>& done, clock_type::time_point deadline);
+  asio::awaitable<void> fail_pending_requests(const std::string& cause);
+
+  asio::any_io_executor executor_;
+  session_options options_;
+  std::unique_ptr<transports::message_reader> client_in_;
+  std::unique_ptr<transports::message_writer> client_out_;
+  std::unique_ptr<transports::child_process> server_;
+  message_queue to_client_;
+  message_queue to_server_;
+  asio::steady_timer wakeup_;
+  asio::signal_set signals_;
+
+  std::unordered_map<std::string, pending_request> client_requests_;  // client -> server
+  std::unordered_map<std::string, pending_request> server_requests_;  // server -> client
+  std::unordered_map<std::string, internal_request> internal_requests_;
+  std::array<std::uint64_t, 4> listing_generation_{};
+  std::string nonce_;
+  std::uint64_t next_internal_id_ = 0;
+
+  // Shutdown state, read by supervise().
+  bool client_input_done_ = false;   // EOF or error on the client's side
+  bool client_writer_failed_ = false;
+  bool client_writer_done_ = false;
+  bool server_writer_failed_ = false;
+  bool server_writer_done_ = false;
+  bool server_output_done_ = false;  // EOF on the child's stdout
+  bool child_exited_ = false;
+  bool enumeration_started_ = false;
+  bool client_initialized_ = false;
+  bool server_queue_closed_ = false;
+  int child_status_ = 0;
+  int signal_number_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+asio::awaitable<session_outcome> session::impl::run() {
+  asio::co_spawn(executor_, relay_client(), asio::detached);
+  asio::co_spawn(executor_, relay_server(), asio::detached);
+  asio::co_spawn(executor_, drain_queue(to_client_, *client_out_, client_writer_failed_, client_writer_done_),
+                 asio::detached);
+  asio::co_spawn(executor_, drain_queue(to_server_, server_->input(), server_writer_failed_, server_writer_done_),
+                 asio::detached);
+  asio::co_spawn(executor_, watch_child(), asio::detached);
+  asio::co_spawn(executor_, watch_signals(), asio::detached);
+  co_return co_await supervise();
+}
+
+asio::awaitable<void> session::impl::relay_client() {
+  const parse_limits limits{options_.max_depth};
+  for (;;) {
+    transports::read_outcome in = co_await client_in_->async_read_message();
+    if (in.ec) {
+      if (in.ec != asio::error::eof && in.ec != asio::error::operation_aborted)
+        spdlog::warn("reading from the client failed: {}", in.ec.message());
+      break;
+    }
+    ++counters_.client_messages;
+    if (in.message.oversized) {
+      ++counters_.client_rejected;
+      const json id = salvage_id(in.message);
+      spdlog::warn("client message of {} bytes exceeds the limit of {} bytes; refused",
+                   in.message.size, options_.max_message_bytes);
+      co_await send(to_client_, error_response(id, error_codes::invalid_request,
+                                               "mcp-warden: message of " + std::to_string(in.message.size) +
+                                                   " bytes exceeds the limit of " +
+                                                   std::to_string(options_.max_message_bytes) + " bytes"));
+      continue;
+    }
+    parse_outcome parsed = parse_message(in.message.bytes, limits);
+    if (!parsed.ok) {
+      ++counters_.client_rejected;
+      spdlog::warn("client sent an invalid message ({}): {}", parsed.failure.reason,
+                   in.message.bytes.substr(0, 200));
+      co_await send(to_client_, error_response(parsed.failure.id, parsed.failure.code,
+                                               "mcp-warden: " + parsed.failure.reason));
+      continue;
+    }
+    if (parsed.value.had_invalid_utf8)
+      spdlog::warn("client message contains invalid UTF-8; forwarded unchanged");
+    co_await handle_client_message(parsed.value, std::move(in.message.bytes));
+  }
+  client_input_done_ = true;
+  notify();
+}
+
+asio::awaitable<void> session::impl::relay_server() {
+  const parse_limits limits{options_.max_depth};
+  for (;;) {
+    transports::read_outcome in = co_await server_->output().async_read_message();
+    if (in.ec) {
+      if (in.ec != asio::error::eof && in.ec != asio::error::operation_aborted)
+        spdlog::warn("reading from the server failed: {}", in.ec.message());
+      break;
+    }
+    ++counters_.server_messages;
+    if (in.message.oversized) {
+      ++counters_.server_dropped;
+      const json id = salvage_id(in.message);
+      spdlog::error("server message of {} bytes exceeds the limit of {} bytes; dropped",
+                    in.message.size, options_.max_message_bytes);
+      if (!id.is_null()) {
+        if (auto it = client_requests_.find(id_key(id)); it != client_requests_.end()) {
+          client_requests_.erase(it);
+          co_await send(to_client_, error_response(id, error_codes::limit_exceeded,
+                                                   "mcp-warden: the server's answer (" +
+                                                       std::to_string(in.message.size) +
+                                                       " bytes) exceeds the message size limit"));
+        }
+      }
+      continue;
+    }
+    parse_outcome parsed = parse_message(in.message.bytes, limits);
+    if (!parsed.ok) {
+      ++counters_.server_dropped;
+      spdlog::warn("server sent an invalid message ({}); dropped: {}", parsed.failure.reason,
+                   in.message.bytes.substr(0, 200));
+      continue;
+    }
+    co_await handle_server_message(parsed.value, std::move(in.message.bytes));
+  }
+  server_output_done_ = true;
+  notify();
+}
+
+asio::awaitable<void> session::impl::drain_queue(message_queue& queue, transports::message_writer& out,
+                                                 bool& failed, bool& done) {
+  for (;;) {
+    error_code ec;
+    std::string bytes = co_await queue.async_receive(asio::redirect_error(asio::use_awaitable, ec));
+    if (ec || bytes.empty()) break;
+    if (failed) continue;  // the peer is gone: keep draining so producers never block on it
+    ec = co_await out.async_write_message(bytes);
+    if (ec) {
+      failed = true;
+      spdlog::warn("writing to the {} failed: {}", &out == client_out_.get() ? "client" : "server",
+                   ec.message());
+      notify();
+    }
+  }
+  out.close();
+  done = true;
+  notify();
+}
+
+asio::awaitable<void> session::impl::watch_child() {
+  child_status_ = co_await server_->async_wait_exit();
+  child_exited_ = true;
+  spdlog::info("server process {} {}", server_->pid(), describe_exit(child_status_));
+  notify();
+}
+
+asio::awaitable<void> session::impl::watch_signals() {
+  error_code ec;
+  const int number = co_await signals_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  if (ec) co_return;
+  signal_number_ = number;
+  spdlog::info("received signal {}; shutting the server down", number);
+  notify();
+}
+
+asio::awaitable<bool> session::impl::wait_until(const std::function<bool()>& done,
+                                                clock_type::time_point deadline) {
+  while (!done()) {
+    if (clock_type::now() >= deadline) co_return false;
+    wakeup_.expires_at(deadline);
+    error_code ignored;
+    co_await wakeup_.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
+  co_return true;
+}
+
+asio::awaitable<session_outcome> session::impl::supervise() {
+  constexpr auto forever = clock_type::time_point::max();
+  const auto client_gone = [this] { return client_input_done_ || client_writer_failed_; };
+  co_await wait_until([&] { return client_gone() || server_output_done_ || child_exited_ ||
+                                   server_writer_failed_ || signal_number_ != 0; },
+                      forever);
+
+  // Whoever ended first, the child must end now: close its stdin after what is queued for it,
+  // then SIGTERM and SIGKILL after the grace times (the SDK client's sequence).
+  server_queue_closed_ = true;
+  co_await send(to_server_, end_of_stream);
+  if (!co_await wait_until([&] { return child_exited_; }, clock_type::now() + options_.stdin_grace)) {
+    spdlog::info("server still running {} ms after its stdin closed; sending SIGTERM",
+                 options_.stdin_grace.count());
+    server_->request_exit();
+    if (!co_await wait_until([&] { return child_exited_; }, clock_type::now() + options_.term_grace)) {
+      spdlog::warn("server ignored SIGTERM for {} ms; sending SIGKILL", options_.term_grace.count());
+      server_->kill();
+      co_await wait_until([&] { return child_exited_; }, forever);
+    }
+  }
+  // What the child wrote before exiting is still in the pipe: relay it before failing requests.
+  if (!co_await wait_until([&] { return server_output_done_; }, clock_type::now() + options_.output_drain))
+    server_->output().cancel();
+  co_await wait_until([&] { return server_output_done_; }, forever);
+
+  co_await fail_pending_requests("the MCP server " + describe_exit(child_status_));
+  co_await send(to_client_, end_of_stream);
+  if (!co_await wait_until([&] { return client_writer_done_; }, clock_type::now() + options_.client_flush))
+    spdlog::warn("the client did not read the last messages within {} ms", options_.client_flush.count());
+  client_in_->cancel();
+  signals_.cancel();
+
+  session_outcome outcome;
+  if (signal_number_ != 0) {
+    outcome.exit_code = 128 + signal_number_;
+    outcome.reason = "stopped by signal " + std::to_string(signal_number_);
+  } else {
+    outcome.exit_code = child_status_;
+    outcome.reason = "server " + describe_exit(child_status_);
+  }
+  co_return outcome;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+asio::awaitable<void> session::impl::send(message_queue& queue, std::string bytes) {
+  error_code ignored;
+  co_await queue.async_send(error_code{}, std::move(bytes), asio::redirect_error(asio::use_awaitable, ignored));
+}
+
+void session::impl::post(message_queue& queue, std::string bytes) {
+  // Our own messages must never wait behind back-pressure in the reader that produced them.
+  asio::co_spawn(executor_, send(queue, std::move(bytes)), asio::detached);
+}
+
+void session::impl::note_client_item(const message& item) {
+  switch (item.kind) {
+    case message_kind::request:
+      client_requests_[id_key(item.id)] =
+          pending_request{item.method, item.doc.value("params", json()), clock_type::now()};
+      break;
+    case message_kind::response:
+      server_requests_.erase(id_key(item.id));
+      break;
+    case message_kind::notification:
+      if (item.method == "notifications/cancelled") {
+        // After a cancellation the server sends no answer: forget the request.
+        const json& params = item.doc.value("params", json::object());
+        if (params.is_object() && params.contains("requestId"))
+          client_requests_.erase(id_key(params["requestId"]));
+      }
+      break;
+    case message_kind::batch:
+      break;
+  }
+}
+
+asio::awaitable<void> session::impl::handle_client_message(message& msg, std::string&& raw) {
+  if (msg.kind == message_kind::batch) {
+    std::size_t requests = 0;
+    for (const auto& item : msg.items) requests += item.kind == message_kind::request;
+    if (client_requests_.size() + requests > options_.max_pending) {
+      ++counters_.client_rejected;
+      spdlog::warn("batch refused: more than {} requests pending", options_.max_pending);
+      co_await send(to_client_, error_response(nullptr, error_codes::limit_exceeded,
+                                               "mcp-warden: too many requests pending"));
+      co_return;
+    }
+    for (const auto& item : msg.items) note_client_item(item);
+    co_await send(to_server_, std::move(raw));
+    co_return;
+  }
+  if (msg.kind == message_kind::request && client_requests_.size() >= options_.max_pending &&
+      !client_requests_.count(id_key(msg.id))) {
+    ++counters_.client_rejected;
+    spdlog::warn("request '{}' refused: {} requests already pending", msg.method, client_requests_.size());
+    co_await send(to_client_, error_response(msg.id, error_codes::limit_exceeded,
+                                             "mcp-warden: too many requests pending"));
+    co_return;
+  }
+  note_client_item(msg);
+
+  message_context context;
+  context.from = direction::client_to_server;
+  context.raw = raw;
+  verdict decision = run_inspectors(msg, context);
+  const bool starts_session = msg.kind == message_kind::notification &&
+                              msg.method == "notifications/initialized";
+  co_await apply(std::move(decision), msg, std::move(raw), to_server_, to_client_);
+
+  if (starts_session) {
+    client_initialized_ = true;
+    maybe_start_enumeration();
+  }
+}
+
+// Runs once both the client's notifications/initialized has gone to the server and the
+// initialize result is known (a client may send the notification before the answer arrives).
+void session::impl::maybe_start_enumeration() {
+  if (!options_.enumerate || enumeration_started_ || !client_initialized_ || !recorder_.initialized()) return;
+  enumeration_started_ = true;
+  for (list_kind kind : all_list_kinds)
+    if (server_offers(recorder_.surface().capabilities, kind)) enumerate(kind);
+}
+
+bool session::impl::note_server_item(const message& item) {
+  switch (item.kind) {
+    case message_kind::response: {
+      const std::string key = id_key(item.id);
+      if (auto own = internal_requests_.find(key); own != internal_requests_.end()) {
+        const internal_request request = own->second;
+        internal_requests_.erase(own);
+        consume_internal_response(item, request);
+        return false;
+      }
+      if (auto it = client_requests_.find(key); it != client_requests_.end()) {
+        capture_response(item, it->second);
+        client_requests_.erase(it);
+      }
+      return true;
+    }
+    case message_kind::request:
+      server_requests_[id_key(item.id)] =
+          pending_request{item.method, item.doc.value("params", json()), clock_type::now()};
+      return true;
+    case message_kind::notification:
+      if (auto kind = list_kind_of_change(item.method); kind && options_.enumerate && enumeration_started_) {
+        enumerate(*kind);
+        if (*kind == list_kind::resources &&
+            server_offers(recorder_.surface().capabilities, list_kind::resource_templates))
+          enumerate(list_kind::resource_templates);
+      }
+      return true;
+    case message_kind::batch:
+      return true;
+  }
+  return true;
+}
+
+asio::awaitable<void> session::impl::handle_server_message(message& msg, std::string&& raw) {
+  if (msg.kind == message_kind::batch) {
+    json kept = json::array();
+    for (auto& item : msg.items)
+      if (note_server_item(item)) kept.push_back(std::move(item.doc));
+    if (kept.size() == msg.items.size()) co_await send(to_client_, std::move(raw));
+    else if (!kept.empty()) co_await send(to_client_, kept.dump(-1, ' ', false, json::error_handler_t::replace));
+    co_return;
+  }
+  std::string request_method;
+  json request_params;
+  if (msg.kind == message_kind::response) {
+    if (auto it = client_requests_.find(id_key(msg.id)); it != client_requests_.end()) {
+      request_method = it->second.method;
+      request_params = it->second.params;
+    }
+  }
+  if (!note_server_item(msg)) co_return;  // the answer to one of our own requests
+
+  message_context context;
+  context.from = direction::server_to_client;
+  context.raw = raw;
+  context.request_method = request_method;
+  context.request = request_params.is_null() ? nullptr : &request_params;
+  verdict decision = run_inspectors(msg, context);
+  co_await apply(std::move(decision), msg, std::move(raw), to_client_, to_server_);
+}
+
+verdict session::impl::run_inspectors(const message& msg, const message_context& context) {
+  for (auto& next : inspectors_) {
+    try {
+      verdict decision = next->inspect(msg, context);
+      if (decision.what != verdict::action::forward) return decision;
+    } catch (const std::exception& e) {
+      ++counters_.inspector_failures;
+      spdlog::error("inspector '{}' failed: {}; message forwarded unchanged", next->name(), e.what());
+    }
+  }
+  return verdict::forward();
+}
+
+asio::awaitable<void> session::impl::apply(verdict&& decision, const message& msg, std::string&& raw,
+                                           message_queue& forward_queue, message_queue& reply_queue) {
+  switch (decision.what) {
+    case verdict::action::forward:
+      co_await send(forward_queue, std::move(raw));
+      break;
+    case verdict::action::replace:
+      spdlog::info("message replaced: {}", decision.reason);
+      co_await send(forward_queue, decision.replacement.dump(-1, ' ', false, json::error_handler_t::replace));
+      break;
+    case verdict::action::block:
+      spdlog::info("message blocked: {}", decision.reason);
+      if (msg.kind == message_kind::request) {
+        // The sender gets an answer instead; forget the request we will never forward.
+        auto& pending = &forward_queue == &to_server_ ? client_requests_ : server_requests_;
+        pending.erase(id_key(msg.id));
+        if (!decision.reply.is_null())
+          co_await send(reply_queue, decision.reply.dump(-1, ' ', false, json::error_handler_t::replace));
+      }
+      break;
+  }
+}
+
+void session::impl::capture_response(const message& response, const pending_request& request) {
+  const auto result = response.doc.find("result");
+  if (result == response.doc.end()) return;
+  if (request.method == "initialize") {
+    recorder_.record_initialize(*result);
+    spdlog::info("server '{}' {} speaks protocol {}", recorder_.surface().name, recorder_.surface().version,
+                 recorder_.surface().protocol_version);
+    if (surface_callback_) surface_callback_(recorder_.surface());
+    maybe_start_enumeration();
+    return;
+  }
+  if (auto kind = list_kind_of_method(request.method)) {
+    const bool first_page = !request.params.is_object() || !request.params.contains("cursor");
+    if (first_page) recorder_.start_listing(*kind, list_source::client);
+    if (recorder_.add_page(*kind, list_source::client, *result) && surface_callback_)
+      surface_callback_(recorder_.surface());
+  }
+}
+
+void session::impl::enumerate(list_kind kind, const json& cursor) {
+  if (server_queue_closed_) return;
+  const auto index = static_cast<std::size_t>(kind);
+  if (cursor.is_null()) {
+    ++listing_generation_[index];
+    recorder_.start_listing(kind, list_source::warden);
+  }
+  const std::string id = "mcp-warden-" + nonce_ + "-" + std::to_string(++next_internal_id_);
+  internal_requests_[id_key(id)] = internal_request{kind, listing_generation_[index]};
+  json request = {{"jsonrpc", "2.0"}, {"id", id}, {"method", std::string(list_method(kind))}};
+  if (!cursor.is_null()) request["params"] = {{"cursor", cursor}};
+  ++counters_.internal_requests;
+  post(to_server_, request.dump());
+}
+
+void session::impl::consume_internal_response(const message& response, const internal_request& request) {
+  const auto index = static_cast<std::size_t>(request.kind);
+  if (request.generation != listing_generation_[index]) return;  // superseded by a newer listing
+  const auto result = response.doc.find("result");
+  if (result == response.doc.end()) {
+    spdlog::warn("server refused mcp-warden's {}: {}", list_method(request.kind),
+                 response.doc.value("error", json()).dump());
+    return;
+  }
+  if (recorder_.add_page(request.kind, list_source::warden, *result)) {
+    spdlog::info("confirmed surface: {} {}", recorder_.count(request.kind), list_result_key(request.kind));
+    if (surface_callback_) surface_callback_(recorder_.surface());
+    return;
+  }
+  if (const auto next = result->find("nextCursor"); next != result->end()) enumerate(request.kind, *next);
+}
+
+asio::awaitable<void> session::impl::fail_pending_requests(const std::string& cause) {
+  if (client_requests_.empty()) co_return;
+  spdlog::warn("{} request(s) left unanswered: {}", client_requests_.size(), cause);
+  // Stable order for the client: oldest first.
+  std::vector<std::pair<std::string, pending_request>> pending(client_requests_.begin(), client_requests_.end());
+  std::sort(pending.begin(), pending.end(),
+            [](const auto& a, const auto& b) { return a.second.sent < b.second.sent; });
+  for (const auto& [key, request] : pending) {
+    co_await send(to_client_, error_response(json::parse(key), error_codes::server_unavailable,
+                                             "mcp-warden: " + cause + " before answering '" + request.method + "'"));
+  }
+  client_requests_.clear();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+session::session(asio::any_io_executor executor, session_options options,
+                 std::unique_ptr<transports::message_reader> client_in,
+                 std::unique_ptr<transports::message_writer> client_out,
+                 std::unique_ptr<transports::child_process> server)
+    : impl_(std::make_unique<impl>(std::move(executor), options, std::move(client_in), std::move(client_out),
+                                   std::move(server))) {}
+
+session::~session() = default;
+
+void session::add_inspector(std::unique_ptr<inspector> next) { impl_->inspectors_.push_back(std::move(next)); }
+
+void session::on_surface_changed(std::function<void(const analysis::server_surface&)> callback) {
+  impl_->surface_callback_ = std::move(callback);
+}
+
+asio::awaitable<session_outcome> session::run() { return impl_->run(); }
+
+const analysis::server_surface& session::surface() const { return impl_->recorder_.surface(); }
+
+bool session::surface_complete() const {
+  const surface_recorder& recorder = impl_->recorder_;
+  if (!recorder.initialized()) return false;
+  for (list_kind kind : all_list_kinds)
+    if (server_offers(recorder.surface().capabilities, kind) && !recorder.listed(kind)) return false;
+  return true;
+}
+
+const session_counters& session::counters() const { return impl_->counters_; }
+
+}  // namespace warden::proxy

@@ -1,0 +1,122 @@
+#include "proxy/jsonrpc.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace warden::proxy;
+using nlohmann::json;
+
+TEST_CASE("messages are classified as MCP peers send them") {
+  const parse_limits limits;
+  SUBCASE("request with a numeric id") {
+    auto out = parse_message(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{}})", limits);
+    REQUIRE(out.ok);
+    CHECK(out.value.kind == message_kind::request);
+    CHECK(out.value.method == "initialize");
+    CHECK(out.value.id == json(0));
+  }
+  SUBCASE("request with a string id") {
+    auto out = parse_message(R"({"jsonrpc":"2.0","id":"abc","method":"tools/list"})", limits);
+    REQUIRE(out.ok);
+    CHECK(out.value.kind == message_kind::request);
+    CHECK(out.value.id == json("abc"));
+  }
+  SUBCASE("notification") {
+    auto out = parse_message(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", limits);
+    REQUIRE(out.ok);
+    CHECK(out.value.kind == message_kind::notification);
+    CHECK(out.value.id.is_null());
+  }
+  SUBCASE("result and error responses") {
+    auto ok = parse_message(R"({"jsonrpc":"2.0","id":3,"result":{}})", limits);
+    REQUIRE(ok.ok);
+    CHECK(ok.value.kind == message_kind::response);
+    auto failed = parse_message(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}})", limits);
+    REQUIRE(failed.ok);
+    CHECK(failed.value.kind == message_kind::response);
+    CHECK(failed.value.id.is_null());
+  }
+  SUBCASE("batch of requests and notifications") {
+    auto out = parse_message(R"([{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"x"}])", limits);
+    REQUIRE(out.ok);
+    CHECK(out.value.kind == message_kind::batch);
+    REQUIRE(out.value.items.size() == 2);
+    CHECK(out.value.items[0].kind == message_kind::request);
+    CHECK(out.value.items[1].kind == message_kind::notification);
+  }
+}
+
+TEST_CASE("malformed input gets the JSON-RPC error the sender should see") {
+  const parse_limits limits;
+  SUBCASE("not JSON") {
+    auto out = parse_message("{nope", limits);
+    CHECK_FALSE(out.ok);
+    CHECK(out.failure.code == -32700);
+    CHECK(out.failure.id.is_null());
+  }
+  SUBCASE("JSON but not an object") {
+    auto out = parse_message("42", limits);
+    CHECK_FALSE(out.ok);
+    CHECK(out.failure.code == -32600);
+  }
+  SUBCASE("method that is not a string keeps the id") {
+    auto out = parse_message(R"({"jsonrpc":"2.0","id":5,"method":7})", limits);
+    CHECK_FALSE(out.ok);
+    CHECK(out.failure.code == -32600);
+    CHECK(out.failure.id == json(5));
+  }
+  SUBCASE("object id on a request") {
+    auto out = parse_message(R"({"jsonrpc":"2.0","id":{"a":1},"method":"x"})", limits);
+    CHECK_FALSE(out.ok);
+    CHECK(out.failure.code == -32600);
+  }
+  SUBCASE("empty batch") {
+    auto out = parse_message("[]", limits);
+    CHECK_FALSE(out.ok);
+    CHECK(out.failure.reason == "empty batch");
+  }
+}
+
+TEST_CASE("nesting deeper than the limit is refused before parsing") {
+  parse_limits limits;
+  limits.max_depth = 64;
+  std::string deep(100000, '[');
+  auto out = parse_message(deep, limits);
+  CHECK_FALSE(out.ok);
+  CHECK(out.failure.code == -32700);
+  CHECK(out.failure.reason == "JSON nesting deeper than 64 levels");
+  CHECK(json_nesting_depth(R"({"a":"[[[[[[","b":[1,{"c":2}]})", 100) == 3);
+}
+
+TEST_CASE("invalid UTF-8 is parsed from a repaired copy, as Node decodes it") {
+  const std::string bad = "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"s\":\"a\xff\xc3(b\"}}";
+  CHECK_FALSE(is_valid_utf8(bad));
+  auto out = parse_message(bad, parse_limits{});
+  REQUIRE(out.ok);
+  CHECK(out.value.had_invalid_utf8);
+  CHECK(out.value.doc["params"]["s"] == "a\xEF\xBF\xBD\xEF\xBF\xBD(b");
+  SUBCASE("overlongs and surrogates are ill-formed") {
+    CHECK_FALSE(is_valid_utf8("\xC0\xAF"));
+    CHECK_FALSE(is_valid_utf8("\xED\xA0\x80"));
+    CHECK_FALSE(is_valid_utf8("\xF4\x90\x80\x80"));
+    CHECK(is_valid_utf8("h\xC3\xA9llo \xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB"));
+  }
+  SUBCASE("a truncated sequence is one replacement character") {
+    CHECK(replace_invalid_utf8("a\xE2\x82") == "a\xEF\xBF\xBD");
+    CHECK(replace_invalid_utf8("\xE2\x82z") == "\xEF\xBF\xBDz");
+  }
+}
+
+TEST_CASE("ids as keys keep 1 and \"1\" apart") {
+  CHECK(id_key(json(1)) != id_key(json("1")));
+  CHECK(id_key(json("a")) == id_key(json::parse(R"("a")")));
+}
+
+TEST_CASE("error responses are well-formed JSON-RPC") {
+  auto text = error_response(json("x"), -32000, "boom");
+  auto parsed = json::parse(text);
+  CHECK(parsed["jsonrpc"] == "2.0");
+  CHECK(parsed["id"] == "x");
+  CHECK(parsed["error"]["code"] == -32000);
+  CHECK(parsed["error"]["message"] == "boom");
+  CHECK(text.find('\n') == std::string::npos);
+}

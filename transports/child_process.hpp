@@ -1,0 +1,46 @@
+#pragma once
+// A server started as a child process with its stdin/stdout as a message stream. The child gets
+// exactly the argv given, the inherited environment edited as asked, and dies with mcp-warden
+// (PR_SET_PDEATHSIG) so that a killed proxy leaves no orphan.
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "analysis/result.hpp"
+#include "transports/stream.hpp"
+
+namespace warden::transports {
+
+struct child_spec {
+  std::vector<std::string> argv;                 // argv[0] is looked up on PATH unless it has '/'
+  std::map<std::string, std::string> extra_env;  // set (or overridden) in the child's environment
+  std::vector<std::string> drop_env;             // names removed from the inherited environment
+  int stderr_fd = -1;                            // child's stderr; -1: inherit ours
+  std::size_t max_message_bytes = 64u << 20;
+};
+
+class child_process {
+ public:
+  virtual ~child_process() = default;
+  virtual message_reader& output() = 0;  // the child's stdout, framed
+  virtual message_writer& input() = 0;   // the child's stdin
+  virtual pid_t pid() const = 0;
+  // Completes when the child has exited; yields its status as a shell would report it
+  // (exit code, or 128 + signal number). Call once.
+  virtual boost::asio::awaitable<int> async_wait_exit() = 0;
+  virtual void request_exit() = 0;       // SIGTERM
+  virtual void kill() = 0;               // SIGKILL
+};
+
+// Fails with a clear message when the command cannot be found or started.
+result<std::unique_ptr<child_process>> spawn_child(boost::asio::any_io_executor executor,
+                                                   const child_spec& spec);
+
+// The display form of an argv: words quoted only where needed. For logs and identities.
+std::string describe_argv(const std::vector<std::string>& argv);
+
+}  // namespace warden::transports

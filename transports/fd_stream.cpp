@@ -1,0 +1,148 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <cerrno>
+#include <deque>
+#include <thread>
+
+#include "transports/stream.hpp"
+
+namespace warden::transports {
+
+namespace asio = boost::asio;
+
+namespace {
+
+bool reactor_can_watch(int fd) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return false;
+  // epoll refuses regular files, and /dev/null is always "ready": only pipes, sockets and ttys
+  // are worth handing to the reactor.
+  return S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode) ||
+         (S_ISCHR(info.st_mode) && ::isatty(fd) == 1);
+}
+
+// Copies a blocking fd into (or out of) a pipe on a detached thread, so the reactor sees a pipe.
+// The thread owns `from` and `to` and exits at end of input or on a write error.
+void start_copy_thread(int from, int to) {
+  std::thread([from, to] {
+    std::array<char, 65536> buffer{};
+    for (;;) {
+      const ssize_t n = ::read(from, buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      for (ssize_t done = 0; done < n;) {
+        const ssize_t w = ::write(to, buffer.data() + done, static_cast<std::size_t>(n - done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+          ::close(from);
+          ::close(to);
+          return;
+        }
+        done += w;
+      }
+    }
+    ::close(from);
+    ::close(to);
+  }).detach();
+}
+
+int reactor_readable_fd(int fd) {
+  if (reactor_can_watch(fd)) return fd;
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return fd;
+  start_copy_thread(fd, p[1]);
+  return p[0];
+}
+
+int reactor_writable_fd(int fd) {
+  if (reactor_can_watch(fd)) return fd;
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return fd;
+  start_copy_thread(p[0], fd);
+  return p[1];
+}
+
+class fd_reader final : public message_reader {
+ public:
+  fd_reader(asio::any_io_executor executor, int fd, std::size_t max_message_bytes)
+      : stream_(executor, reactor_readable_fd(fd)), framer_(max_message_bytes) {}
+
+  asio::awaitable<read_outcome> async_read_message() override {
+    while (ready_.empty()) {
+      if (at_eof_) co_return read_outcome{asio::error::eof, {}};
+      error_code ec;
+      const std::size_t n = co_await stream_.async_read_some(
+          asio::buffer(buffer_), asio::redirect_error(asio::use_awaitable, ec));
+      if (n > 0) {
+        framer_.feed(std::string_view(buffer_.data(), n),
+                     [this](frame&& f) { ready_.push_back(std::move(f)); });
+      }
+      if (ec == asio::error::eof) {
+        framer_.finish([this](frame&& f) { ready_.push_back(std::move(f)); });
+        at_eof_ = true;
+      } else if (ec) {
+        co_return read_outcome{ec, {}};
+      }
+    }
+    read_outcome outcome;
+    outcome.message = std::move(ready_.front());
+    ready_.pop_front();
+    co_return outcome;
+  }
+
+  void cancel() override {
+    error_code ignored;
+    stream_.cancel(ignored);
+  }
+
+ private:
+  asio::posix::stream_descriptor stream_;
+  line_framer framer_;
+  std::array<char, 65536> buffer_{};
+  std::deque<frame> ready_;
+  bool at_eof_ = false;
+};
+
+class fd_writer final : public message_writer {
+ public:
+  fd_writer(asio::any_io_executor executor, int fd) : stream_(executor, reactor_writable_fd(fd)) {}
+
+  asio::awaitable<error_code> async_write_message(std::string_view bytes) override {
+    if (!stream_.is_open()) co_return asio::error::bad_descriptor;
+    static constexpr char newline = '\n';
+    const std::array<asio::const_buffer, 2> buffers{asio::buffer(bytes.data(), bytes.size()),
+                                                    asio::buffer(&newline, 1)};
+    error_code ec;
+    co_await asio::async_write(stream_, buffers, asio::redirect_error(asio::use_awaitable, ec));
+    co_return ec;
+  }
+
+  void close() override {
+    error_code ignored;
+    stream_.close(ignored);
+  }
+
+ private:
+  asio::posix::stream_descriptor stream_;
+};
+
+}  // namespace
+
+std::unique_ptr<message_reader> make_fd_reader(asio::any_io_executor executor, int fd,
+                                               std::size_t max_message_bytes) {
+  return std::make_unique<fd_reader>(std::move(executor), fd, max_message_bytes);
+}
+
+std::unique_ptr<message_writer> make_fd_writer(asio::any_io_executor executor, int fd) {
+  return std::make_unique<fd_writer>(std::move(executor), fd);
+}
+
+}  // namespace warden::transports

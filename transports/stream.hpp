@@ -1,0 +1,47 @@
+#pragma once
+// Message streams: the transport interface the proxy works against. A reader yields framed
+// messages; a writer sends one message at a time (the caller keeps at most one write in flight).
+// Both are used from one strand (the session's io_context thread); neither is thread-safe.
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/system/error_code.hpp>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "transports/line_framer.hpp"
+
+namespace warden::transports {
+
+using boost::system::error_code;
+
+struct read_outcome {
+  error_code ec;  // set (eof, operation_aborted, ...) when no frame is returned
+  frame message;
+};
+
+class message_reader {
+ public:
+  virtual ~message_reader() = default;
+  // Next complete message; oversized messages come back with frame::oversized set.
+  virtual boost::asio::awaitable<read_outcome> async_read_message() = 0;
+  virtual void cancel() = 0;
+};
+
+class message_writer {
+ public:
+  virtual ~message_writer() = default;
+  // Writes `bytes` followed by the framing ("\n"); `bytes` must not contain a newline.
+  virtual boost::asio::awaitable<error_code> async_write_message(std::string_view bytes) = 0;
+  // Closes the stream: the peer sees end of input.
+  virtual void close() = 0;
+};
+
+// Newline-delimited streams over a file descriptor that this process owns (takes ownership).
+// Pipes, sockets and ttys are driven by the reactor; regular files and /dev/null, which epoll
+// refuses, are served by a helper thread through a pipe so that callers see one behaviour.
+std::unique_ptr<message_reader> make_fd_reader(boost::asio::any_io_executor executor, int fd,
+                                               std::size_t max_message_bytes);
+std::unique_ptr<message_writer> make_fd_writer(boost::asio::any_io_executor executor, int fd);
+
+}  // namespace warden::transports
