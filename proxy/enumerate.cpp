@@ -14,6 +14,7 @@
 #include "proxy/jsonrpc.hpp"
 #include "proxy/session.hpp"
 #include "proxy/surface_recorder.hpp"
+#include "transports/child_process.hpp"
 
 namespace warden::proxy {
 

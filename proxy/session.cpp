@@ -85,7 +85,7 @@ class session::impl {
   impl(asio::any_io_executor executor, session_options options,
        std::unique_ptr<transports::message_reader> client_in,
        std::unique_ptr<transports::message_writer> client_out,
-       std::unique_ptr<transports::child_process> server)
+       std::unique_ptr<transports::server_link> server)
       : executor_(executor),
         options_(options),
         client_in_(std::move(client_in)),
@@ -142,7 +142,7 @@ class session::impl {
   session_options options_;
   std::unique_ptr<transports::message_reader> client_in_;
   std::unique_ptr<transports::message_writer> client_out_;
-  std::unique_ptr<transports::child_process> server_;
+  std::unique_ptr<transports::server_link> server_;
   message_queue to_client_;
   message_queue to_server_;
   asio::steady_timer wakeup_;
@@ -284,7 +284,7 @@ asio::awaitable<void> session::impl::drain_queue(message_queue& queue, transport
 asio::awaitable<void> session::impl::watch_child() {
   child_status_ = co_await server_->async_wait_exit();
   child_exited_ = true;
-  spdlog::info("server process {} {}", server_->pid(), describe_exit(child_status_));
+  spdlog::info("{} {}", server_->describe(), describe_exit(child_status_));
   notify();
 }
 
@@ -602,7 +602,7 @@ asio::awaitable<void> session::impl::fail_pending_requests(const std::string& ca
 session::session(asio::any_io_executor executor, session_options options,
                  std::unique_ptr<transports::message_reader> client_in,
                  std::unique_ptr<transports::message_writer> client_out,
-                 std::unique_ptr<transports::child_process> server)
+                 std::unique_ptr<transports::server_link> server)
     : impl_(std::make_unique<impl>(std::move(executor), options, std::move(client_in), std::move(client_out),
                                    std::move(server))) {}
 

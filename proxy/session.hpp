@@ -13,7 +13,7 @@
 
 #include "analysis/surface.hpp"
 #include "proxy/inspection.hpp"
-#include "transports/child_process.hpp"
+#include "transports/server_link.hpp"
 #include "transports/stream.hpp"
 
 namespace warden::proxy {
@@ -49,7 +49,7 @@ class session {
   session(boost::asio::any_io_executor executor, session_options options,
           std::unique_ptr<transports::message_reader> client_in,
           std::unique_ptr<transports::message_writer> client_out,
-          std::unique_ptr<transports::child_process> server);
+          std::unique_ptr<transports::server_link> server);
   ~session();
   session(const session&) = delete;
   session& operator=(const session&) = delete;

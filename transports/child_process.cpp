@@ -117,6 +117,7 @@ class spawned_child final : public child_process {
   message_reader& output() override { return *output_; }
   message_writer& input() override { return *input_; }
   pid_t pid() const override { return pid_; }
+  std::string describe() const override { return "server process " + std::to_string(pid_); }
 
   asio::awaitable<int> async_wait_exit() override {
     const int status = co_await watch_.wait();

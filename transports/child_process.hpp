@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/result.hpp"
+#include "transports/server_link.hpp"
 #include "transports/stream.hpp"
 
 namespace warden::transports {
@@ -23,17 +24,9 @@ struct child_spec {
   std::size_t max_message_bytes = 64u << 20;
 };
 
-class child_process {
+class child_process : public server_link {
  public:
-  virtual ~child_process() = default;
-  virtual message_reader& output() = 0;  // the child's stdout, framed
-  virtual message_writer& input() = 0;   // the child's stdin
   virtual pid_t pid() const = 0;
-  // Completes when the child has exited; yields its status as a shell would report it
-  // (exit code, or 128 + signal number). Call once.
-  virtual boost::asio::awaitable<int> async_wait_exit() = 0;
-  virtual void request_exit() = 0;       // SIGTERM
-  virtual void kill() = 0;               // SIGKILL
 };
 
 // Fails with a clear message when the command cannot be found or started.
