@@ -2,6 +2,7 @@
 // sense, with what the same server does when driven directly.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { everythingSpec, fixtureSpec, proxiedArgv, wardenBin } from './support/peers.mjs';
 import { startRaw, rawHandshake, waitSingleChild, waitPidGone } from './support/raw.mjs';
 
@@ -180,18 +181,40 @@ describe('malformed and hostile input from the client', () => {
   test('over-size line (--max-message-bytes 1024) gets an error and the session continues', T, async () => {
     const peer = await start(everythingSpec(), 'proxied', ['--max-message-bytes', '1024']);
     try {
-      await rawHandshake(peer);
+      // server-everything's initialize answer (~2 KB) is itself over the limit: the client must
+      // get an error for it rather than silence.
+      const init = await rawHandshake(peer);
+      assert.ok(init.error, `over-size initialize answer should become an error: ${JSON.stringify(init).slice(0, 300)}`);
+      assert.match(init.error.message, /exceed|limit|too (large|big)|size/i);
       peer.send(call('small', 'echo', { message: 'y'.repeat(300) }));
-      await peer.waitResponse('small');
+      assert.equal((await peer.waitResponse('small')).result.content[0].text, `Echo: ${'y'.repeat(300)}`);
       peer.send(call('big', 'echo', { message: 'x'.repeat(4000) }));
+      // JSON-RPC allows id null when the id cannot be read; echoing the request id is better still.
       const err = await peer.waitMessage((m) => m.error && (m.id === null || m.id === 'big'), 5000, 'error for the over-size line');
       assert.ok([-32600, -32700].includes(err.error.code), `unexpected code ${err.error.code}`);
-      assert.equal(err.id, null);
+      assert.match(err.error.message, /exceed|limit|too (large|big)|size/i, `unclear message: ${err.error.message}`);
       // a line far over the limit, sent in many chunks, must not be buffered whole or kill the session
       peer.send(call('huge', 'echo', { message: 'z'.repeat(3 << 20) }));
-      await peer.waitUntil(() => peer.parsed().filter((m) => m.error && m.id === null).length >= 2, 10_000, 'error for the 3 MiB line');
+      await peer.waitMessage((m) => m.error && (m.id === null || m.id === 'huge') && m !== err, 10_000, 'error for the 3 MiB line');
       await assertAlive(peer, 'after-oversize');
       assert.equal(peer.parsed().some((m) => (m.id === 'big' || m.id === 'huge') && m.result), false, 'over-size request reached the server');
+    } finally { await stop(peer); }
+  });
+
+  test('memory stays bounded: a 48 MiB line under a 1 KiB limit is not buffered', T, async () => {
+    const peer = await start(fixtureSpec('byte-probe-server.mjs'), 'proxied', ['--max-message-bytes', '1024']);
+    try {
+      await rawHandshake(peer);
+      const chunk = Buffer.alloc(1 << 20, 0x61);
+      peer.writeRaw('{"jsonrpc":"2.0","id":"mem","method":"ping","params":{"pad":"');
+      for (let i = 0; i < 48; i++) {
+        if (!peer.child.stdin.write(chunk)) await new Promise((r) => peer.child.stdin.once('drain', r));
+      }
+      peer.writeRaw('"}}\n');
+      await peer.waitMessage((m) => m.error && (m.id === null || m.id === 'mem'), 10_000, 'error for the 48 MiB line');
+      const hwmKb = Number(readFileSync(`/proc/${peer.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)[1]);
+      assert.ok(hwmKb < 32 * 1024, `proxy peak RSS ${hwmKb} kB: the over-size line seems to be buffered`);
+      await assertAlive(peer, 'after-mem');
     } finally { await stop(peer); }
   });
 
