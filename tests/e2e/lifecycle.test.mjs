@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  everythingSpec, filesystemSpec, fixtureSpec, proxiedArgv, tempDir, wardenBin,
+  everythingSpec, filesystemSpec, memorySpec, fixtureSpec, proxiedArgv, tempDir, wardenBin,
 } from './support/peers.mjs';
 import { startRaw, rawHandshake, waitSingleChild, waitPidGone, pidAlive, descendantsOf } from './support/raw.mjs';
 
@@ -114,6 +114,28 @@ describe('shutdown', () => {
       peer = await proxy(fixtureSpec('ignores-eof-and-sigterm-server.mjs'), ['--stdin-grace-ms', '200', '--term-grace-ms', '300']);
       await peer.waitStderr(/ready/);
       peer.kill('SIGTERM');
+      await peer.waitExit(8000);
+      await waitPidGone(peer.serverPid, 3000);
+    } finally { await reap(peer); }
+  });
+  test('SIGKILL of the proxy: server-everything does not outlive it', T, async () => {
+    let peer;
+    try {
+      peer = await proxy(everythingSpec());
+      await rawHandshake(peer);
+      peer.kill('SIGKILL');
+      await peer.waitExit(5000);
+      await waitPidGone(peer.serverPid, 5000);
+    } finally { await reap(peer); }
+  });
+
+  test('client stops reading (closes its end of our stdout): the server is shut down, proxy exits', T, async () => {
+    let peer;
+    try {
+      peer = await proxy(everythingSpec(), ['--stdin-grace-ms', '200', '--term-grace-ms', '300']);
+      await rawHandshake(peer);
+      peer.child.stdout.destroy();
+      for (let i = 0; i < 40; i++) peer.send(call(i, 'echo', { message: 'x'.repeat(20_000) }));
       await peer.waitExit(8000);
       await waitPidGone(peer.serverPid, 3000);
     } finally { await reap(peer); }
@@ -340,6 +362,49 @@ describe('surface manifest', () => {
       await waitFile(file, (s) => JSON.parse(s).resources.some((x) => x.uri === 'demo://resource/session/probe.txt.gz'),
         10_000, 'manifest listing the new session resource');
     } finally { await reap(peer); tmp.cleanup(); }
+  });
+
+  test('enumeration follows nextCursor (paginated fixture); client pagination unchanged', T, async () => {
+    const tmp = tempDir();
+    let peer;
+    try {
+      const file = join(tmp.dir, 'surface.json');
+      peer = await proxy(fixtureSpec('paginated-server.mjs'), ['--save-surface', file]);
+      await rawHandshake(peer);
+      const m = JSON.parse(await waitFile(file, (s) => JSON.parse(s).tools.length === 5 && JSON.parse(s).prompts.length === 3 && JSON.parse(s).resources.length === 3,
+        10_000, 'all pages in the manifest'));
+      assert.deepEqual(m.tools.map((t) => t.name), ['tool-1', 'tool-2', 'tool-3', 'tool-4', 'tool-5']);
+      assert.deepEqual(m.resourceTemplates.map((t) => t.uriTemplate), ['page://tpl/{id}']);
+      // the client's own paging still works and sees no foreign pages
+      peer.send({ jsonrpc: '2.0', id: 'pg1', method: 'tools/list' });
+      const p1 = (await peer.waitResponse('pg1')).result;
+      assert.deepEqual(p1, { tools: [{ name: 'tool-1', inputSchema: { type: 'object' } }, { name: 'tool-2', inputSchema: { type: 'object' } }], nextCursor: 'cursor-2' });
+      peer.send({ jsonrpc: '2.0', id: 'pg2', method: 'tools/list', params: { cursor: p1.nextCursor } });
+      assert.equal((await peer.waitResponse('pg2')).result.nextCursor, 'cursor-4');
+      const stray = peer.parsed().filter((x) => !('method' in x) && !['init-1', 'pg1', 'pg2'].includes(x.id));
+      assert.deepEqual(stray, []);
+    } finally { await reap(peer); tmp.cleanup(); }
+  });
+
+  test('enumeration of servers without prompts/resources (filesystem) or with them (memory) never leaks', T, async () => {
+    const tmp = tempDir();
+    const peers = [];
+    try {
+      for (const spec of [filesystemSpec(realpathSync(tmp.dir)), { ...memorySpec(join(tmp.dir, 'mem.jsonl')) }]) {
+        const file = join(tmp.dir, `${spec.name}-surface.json`);
+        const peer = await proxy(spec, ['--save-surface', file, '--stdin-grace-ms', '200']);
+        peers.push(peer);
+        await rawHandshake(peer);
+        peer.send({ jsonrpc: '2.0', id: 'lt', method: 'tools/list' });
+        const tools = (await peer.waitResponse('lt')).result.tools.map((t) => t.name).sort();
+        await waitFile(file, (s) => JSON.stringify(JSON.parse(s).tools.map((t) => t.name).sort()) === JSON.stringify(tools),
+          10_000, `${spec.name} manifest tools`);
+        peer.send({ jsonrpc: '2.0', id: 'fin', method: 'ping' });
+        await peer.waitResponse('fin');
+        const stray = peer.parsed().filter((x) => !('method' in x) && !['init-1', 'lt', 'fin'].includes(x.id));
+        assert.deepEqual(stray, [], `${spec.name}: proxy's own responses leaked`);
+      }
+    } finally { for (const p of peers) await reap(p); tmp.cleanup(); }
   });
 
   test('--no-enumerate: the manifest holds only what the client itself listed', T, async () => {

@@ -248,6 +248,20 @@ describe('malformed and hostile input from the client', () => {
     } finally { await stop(peer); }
   });
 
+  test('--max-depth 10: depth 5 passes, depth 20 gets a clear error', T, async () => {
+    const peer = await start(everythingSpec(), 'proxied', ['--max-depth', '10']);
+    try {
+      await rawHandshake(peer);
+      const nest = (d) => '['.repeat(d) + ']'.repeat(d);
+      peer.send(`{"jsonrpc":"2.0","id":"d5","method":"tools/call","params":{"name":"echo","arguments":{"message":"ok","x":${nest(5)}}}}`);
+      assert.equal((await peer.waitResponse('d5')).result.content[0].text, 'Echo: ok');
+      peer.send(`{"jsonrpc":"2.0","id":"d20","method":"tools/call","params":{"name":"echo","arguments":{"message":"ok","x":${nest(20)}}}}`);
+      const err = await peer.waitMessage((m) => m.error && (m.id === 'd20' || m.id === null), 5000, 'depth error');
+      assert.match(err.error.message, /depth|deep|nest/i);
+      await assertAlive(peer, 'after-depth');
+    } finally { await stop(peer); }
+  });
+
   test('CRLF line endings and empty lines are tolerated', T, async () => {
     const peer = await start(everythingSpec(), 'proxied');
     try {
@@ -277,4 +291,22 @@ test('notifications/cancelled is forwarded: no response for the cancelled id (co
   });
   assert.equal(r.direct.longAnswered, false, 'baseline: server-everything suppresses cancelled responses');
   assert.equal(r.proxied.longAnswered, false, 'response for a cancelled request reached the client');
+});
+
+test('stateless revision 2026-07-28 requests (no initialize, _meta keys) pass through as the server answers them', T, async () => {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'raw-stateless', version: '1' },
+  };
+  const r = await both(everythingSpec(), async (peer) => {
+    peer.send({ jsonrpc: '2.0', id: 'disc', method: 'server/discover', params: { _meta: meta } });
+    peer.send(call('sl-echo', 'echo', { message: 'stateless' }, { _meta: meta }));
+    peer.send({ jsonrpc: '2.0', id: 'sl-tools', method: 'tools/list', params: { _meta: meta } });
+    const out = {};
+    for (const id of ['disc', 'sl-echo', 'sl-tools']) out[id] = (await peer.waitLine((m) => m.id === id, 5000, `answer to ${id}`)).toString('utf8');
+    return out;
+  });
+  assert.match(r.direct['sl-echo'], /Echo: stateless/);
+  assert.deepEqual(r.proxied, r.direct);
 });

@@ -161,6 +161,20 @@ describe('server-everything', () => {
     assert.ok(direct.prompts.length >= 4 && direct.templates.length >= 2 && direct.resources.length >= 1);
   });
 
+  test('many concurrent calls with large payloads, interleaved with small ones', T, async () => {
+    const { direct } = await compareRuns(everythingCtx(), async ({ client }) => {
+      const calls = [];
+      for (let i = 0; i < 6; i++) {
+        const big = String.fromCharCode(97 + i).repeat((2 << 20) + i);
+        calls.push(client.callTool({ name: 'echo', arguments: { message: big } }).then((r) => textOf(r) === `Echo: ${big}`));
+        calls.push(client.callTool({ name: 'get-sum', arguments: { a: i, b: 1 } }).then(textOf));
+      }
+      return Promise.all(calls);
+    });
+    assert.deepEqual(direct.filter((x) => typeof x === 'boolean'), [true, true, true, true, true, true]);
+    assert.equal(direct[3], 'The sum of 1 and 1 is 2.');
+  });
+
   test('progress notifications reach onprogress in order', T, async () => {
     const { direct } = await compareRuns(everythingCtx(), async (session) => {
       const { client } = session;

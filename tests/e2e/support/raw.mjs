@@ -19,9 +19,13 @@ export function startRaw(argv, { env = {}, cwd } = {}) {
   const poke = () => { for (const l of listeners) l(); };
   let exitInfo = null;
   let spawnError = null;
+  let closed = false;
+  // 'exit' gives the status; 'close' comes once our pipes are drained, but never while a
+  // surviving grandchild still holds an inherited copy of them, so both are tracked.
   const exited = new Promise((res) => {
-    child.on('close', (code, signal) => { exitInfo = { code, signal }; poke(); res(exitInfo); });
-    child.on('error', (err) => { spawnError = err; exitInfo ??= { code: null, signal: null, error: err }; poke(); res(exitInfo); });
+    child.on('exit', (code, signal) => { exitInfo = { code, signal }; poke(); res(exitInfo); });
+    child.on('close', () => { closed = true; poke(); });
+    child.on('error', (err) => { spawnError = err; closed = true; exitInfo ??= { code: null, signal: null, error: err }; poke(); res(exitInfo); });
   });
   child.stdin.on('error', () => {}); // EPIPE after the peer exited is not the test's concern
   child.stdout.on('data', (chunk) => {
@@ -95,8 +99,10 @@ export function startRaw(argv, { env = {}, cwd } = {}) {
     waitStderr(re, timeoutMs = 5000) {
       return waitUntil(() => re.test(stderr), timeoutMs, `stderr matching ${re}`);
     },
+    /** Waits for the exit, then (at most 1 s more) for the pipes to drain. */
     async waitExit(timeoutMs = 10000) {
       await waitUntil(() => exitInfo, timeoutMs, 'process exit');
+      await waitUntil(() => closed, 1000, 'stdout/stderr to close').catch(() => {});
       return exitInfo;
     },
     kill(sig = 'SIGKILL') { try { child.kill(sig); } catch { /* gone */ } },
