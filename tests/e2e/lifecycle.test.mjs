@@ -167,6 +167,42 @@ describe('server crash', () => {
   });
 });
 
+describe('pending requests', () => {
+  test('cancelled requests free their --max-pending slot and get no error when the server dies', T, async () => {
+    let peer;
+    try {
+      peer = await proxy(fixtureSpec('crash-mid-call-server.mjs'), ['--max-pending', '2']);
+      await rawHandshake(peer);
+      peer.send(call('h1', 'hang'));
+      peer.send(call('h2', 'hang'));
+      peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'h1', reason: 'test' } });
+      peer.send(call('e1', 'echo', { message: 'slot freed' }));
+      const e1 = await peer.waitResponse('e1');
+      assert.ok(e1.result, `request after a cancellation was refused: ${JSON.stringify(e1)}`);
+      peer.send(call('c1', 'crash'));
+      await peer.waitResponse('c1');
+      await peer.waitResponse('h2');
+      await peer.waitExit(5000);
+      assert.equal(peer.parsed().some((m) => m.id === 'h1'), false, 'a cancelled request must not get a response');
+    } finally { await reap(peer); }
+  });
+
+  test('requests sent just before client EOF still get their answers', T, async () => {
+    let peer;
+    try {
+      peer = await proxy(everythingSpec(), ['--stdin-grace-ms', '5000']);
+      peer.send({ jsonrpc: '2.0', id: 'init-1', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+      peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      peer.send(call('slow', 'trigger-long-running-operation', { duration: 0.5, steps: 1 }));
+      peer.endInput();
+      const r = await peer.waitResponse('slow', 8000);
+      assert.match(r.result.content[0].text, /Long running operation completed/);
+      await peer.waitExit(8000);
+      await waitPidGone(peer.serverPid, 2000);
+    } finally { await reap(peer); }
+  });
+});
+
 describe('server output, environment, argv', () => {
   test("server stderr goes to the proxy's stderr; stdout carries only JSON", T, async () => {
     let peer;
@@ -199,8 +235,8 @@ describe('server output, environment, argv', () => {
     let peer;
     try {
       peer = await proxy(everythingSpec(), ['--stdin-grace-ms', '200',
-        '--env', 'MCPW_A=hello', '--env', "MCPW_B=with spaces = and 'quotes' \"dq\"", '--env', 'MCPW_EMPTY='],
-      { MCPW_INHERITED: 'from-parent' });
+        '--env', 'MCPW_A=hello', '--env', "MCPW_B=with spaces = and 'quotes' \"dq\"", '--env', 'MCPW_EMPTY=', '--env', 'MCPW_OVERRIDE=new'],
+      { MCPW_INHERITED: 'from-parent', MCPW_OVERRIDE: 'old' });
       await rawHandshake(peer);
       peer.send(call('env', 'get-env'));
       const r = await peer.waitResponse('env');
@@ -209,6 +245,7 @@ describe('server output, environment, argv', () => {
       assert.equal(env.MCPW_B, "with spaces = and 'quotes' \"dq\"");
       assert.equal(env.MCPW_EMPTY, '');
       assert.equal(env.MCPW_INHERITED, 'from-parent');
+      assert.equal(env.MCPW_OVERRIDE, 'new', '--env must override an inherited variable');
       assert.equal(env.PATH, process.env.PATH);
     } finally { await reap(peer); }
   });

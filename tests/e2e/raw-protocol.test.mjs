@@ -91,6 +91,20 @@ describe('byte-for-byte forwarding', () => {
   });
 });
 
+test('every protocol revision: initialize and tools/list answers are byte-identical', T, async () => {
+  for (const protocolVersion of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
+    const r = await both(everythingSpec(), async (peer) => {
+      await rawHandshake(peer, { protocolVersion });
+      peer.send({ jsonrpc: '2.0', id: 'tl', method: 'tools/list' });
+      const init = (await peer.waitLine((m) => m.id === 'init-1')).toString('utf8');
+      const tools = (await peer.waitLine((m) => m.id === 'tl')).toString('utf8');
+      return { init, tools };
+    });
+    assert.equal(JSON.parse(r.direct.init).result.protocolVersion, protocolVersion);
+    assert.deepEqual(r.proxied, r.direct, `differs for ${protocolVersion}`);
+  }
+});
+
 describe('ids', () => {
   test('string and numeric ids are kept apart and returned with their exact type', T, async () => {
     const ids = ['abc', 42, '42', -1, 0, 'ü-ñ/😀', 1e15];
@@ -267,7 +281,12 @@ describe('malformed and hostile input from the client', () => {
     try {
       await rawHandshake(peer);
       peer.writeRaw('\n\n{"jsonrpc":"2.0","id":"crlf","method":"ping"}\r\n\r\n\n');
-      peer.writeRaw(JSON.stringify(call('crlf-echo', 'echo', { message: 'ok' })) + '\r\n');
+      // one message delivered in many small writes
+      const split = JSON.stringify(call('crlf-echo', 'echo', { message: 'ok' })) + '\r\n';
+      for (let i = 0; i < split.length; i += 7) {
+        peer.writeRaw(split.slice(i, i + 7));
+        await new Promise((r) => setImmediate(r));
+      }
       const r = await peer.waitResponse('crlf');
       assert.deepEqual(r.result, {});
       const e = await peer.waitResponse('crlf-echo');
