@@ -329,3 +329,26 @@ test('stateless revision 2026-07-28 requests (no initialize, _meta keys) pass th
   assert.match(r.direct['sl-echo'], /Echo: stateless/);
   assert.deepEqual(r.proxied, r.direct);
 });
+
+test('tasks (2025-11-25): task-augmented tools/call, tasks/get, blocking tasks/result, tasks/list (compare)', T, async () => {
+  const norm = (m, taskId) => JSON.parse(JSON.stringify(m).split(taskId).join('<TASK>')
+    .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z/g, '<TS>'));
+  const r = await both(everythingSpec(), async (peer) => {
+    await rawHandshake(peer, { protocolVersion: '2025-11-25' });
+    peer.send({ jsonrpc: '2.0', id: 'task-call', method: 'tools/call', params: { name: 'simulate-research-query', arguments: { topic: 'proxies' }, task: { ttl: 60000 } } });
+    const created = await peer.waitResponse('task-call');
+    const taskId = created.result?.task?.taskId;
+    assert.ok(taskId, `no task created: ${JSON.stringify(created)}`);
+    peer.send({ jsonrpc: '2.0', id: 'task-get', method: 'tasks/get', params: { taskId } });
+    peer.send({ jsonrpc: '2.0', id: 'task-result', method: 'tasks/result', params: { taskId } });
+    const got = await peer.waitResponse('task-get');
+    const result = await peer.waitResponse('task-result', 15_000);
+    peer.send({ jsonrpc: '2.0', id: 'task-list', method: 'tasks/list' });
+    const list = await peer.waitResponse('task-list');
+    return norm({ created, got, result, list }, taskId);
+  });
+  assert.equal(r.direct.created.result.task.status, 'working');
+  assert.match(r.direct.result.result.content[0].text, /Research Report: proxies/);
+  assert.equal(r.direct.list.result.tasks[0].status, 'completed');
+  assert.deepEqual(r.proxied, r.direct);
+});

@@ -47,7 +47,7 @@ async function outcome(fn) {
   try {
     return { ok: await fn() };
   } catch (e) {
-    return { error: { name: e?.name, code: e?.code, message: String(e?.message ?? e) } };
+    return { error: { name: e?.name, code: e?.code, message: String(e?.message ?? e), data: e?.data } };
   }
 }
 
@@ -213,6 +213,37 @@ describe('server-everything', () => {
     assert.equal(direct.requests[0].requestedSchema.type, 'object');
     assert.match(textOf(direct.accepted), /Name: Ada Lovelace/);
     assert.match(textOf(direct.declined), /declined/);
+  });
+
+  test('URL-mode elicitation: -32042 error with data passes through, then elicitation/create (url)', T, async () => {
+    const { direct } = await compareRuns(() => {
+      const state = { requests: [] };
+      return {
+        spec: everythingSpec(),
+        state,
+        // random UUIDs in the error data
+        replacements: [],
+        clientOpts: {
+          capabilities: { elicitation: { form: {}, url: {} } },
+          setup: (client) => client.setRequestHandler(ElicitRequestSchema, async (req) => {
+            state.requests.push(req.params);
+            return { action: 'accept' };
+          }),
+        },
+      };
+    }, async ({ client }, ctx) => {
+      const args = { url: 'https://example.com/authorize', elicitationId: 'e2e-elicitation-1', errorPath: true };
+      const err = await outcome(() => client.callTool({ name: 'trigger-url-elicitation', arguments: args }));
+      const data = err.error ? JSON.parse(JSON.stringify(err.error)) : null;
+      const retry = await client.callTool({ name: 'trigger-url-elicitation', arguments: args });
+      const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+      return JSON.parse(JSON.stringify({ err: data, retry, requests: ctx.state.requests }).replace(uuid, '<UUID>'));
+    });
+    assert.equal(direct.err?.code, -32042, `expected UrlElicitationRequiredError: ${JSON.stringify(direct.err)}`);
+    assert.equal(direct.err.data?.elicitations?.[0]?.url, 'https://modelcontextprotocol.io', 'error data must survive');
+    assert.equal(direct.requests.length, 1);
+    assert.equal(direct.requests[0].mode, 'url');
+    assert.equal(direct.requests[0].url, 'https://example.com/authorize');
   });
 
   test('roots/list and roots/list_changed', T, async () => {
