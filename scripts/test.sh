@@ -1,9 +1,58 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds with warnings as errors, runs every test
-# (unit tests, end-to-end suites against real MCP peers) through ctest.
-set -euo pipefail
+# The test command. Installs what is missing, then:
+#   1. builds with warnings as errors and runs every test through ctest (unit, end-to-end against
+#      real MCP peers, corpus, bench smoke);
+#   2. rebuilds with ASan+UBSan and runs the suite again;
+#   3. rebuilds the concurrent parts with TSan and runs their tests;
+#   4. runs every libFuzzer target for a bounded time.
+# WARDEN_STAGES selects stages (default "main asan tsan fuzz"); extra arguments go to ctest.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-./scripts/bootstrap.sh
-./scripts/build.sh -DWARDEN_WERROR=ON
-cd "${WARDEN_BUILD_DIR:-build}"
-ctest --output-on-failure --timeout 900 "$@"
+./scripts/bootstrap.sh || exit 1
+
+stages=${WARDEN_STAGES:-main asan tsan fuzz}
+passed=0 failed=0 broken=()
+
+# Runs ctest in a build dir and adds its counts to the totals.
+run_ctest() {
+  local dir=$1; shift
+  local log
+  log=$(mktemp)
+  (cd "$dir" && ctest --output-on-failure --timeout 900 "$@") 2>&1 | tee "$log"
+  local line total fails
+  line=$(grep -E "tests passed, [0-9]+ tests failed out of [0-9]+" "$log" | tail -n 1)
+  if [[ -z "$line" ]]; then
+    broken+=("$dir: ctest gave no summary"); failed=$((failed + 1)); rm -f "$log"; return
+  fi
+  total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line")
+  fails=$(sed -E 's/.*tests passed, ([0-9]+) tests failed.*/\1/' <<<"$line")
+  passed=$((passed + total - fails)); failed=$((failed + fails))
+  ((fails)) && broken+=("$dir: $fails failed")
+  rm -f "$log"
+}
+
+build() {  # build DIR cmake-args...
+  local dir=$1; shift
+  if ! WARDEN_BUILD_DIR=$dir ./scripts/build.sh "$@"; then
+    broken+=("$dir: build failed"); failed=$((failed + 1)); return 1
+  fi
+}
+
+for stage in $stages; do
+  echo "=== stage: $stage"
+  case $stage in
+    main) build build -DWARDEN_WERROR=ON && run_ctest build "$@" ;;
+    asan) build build-asan -DWARDEN_WERROR=ON -DWARDEN_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug \
+            -DWARDEN_BENCH=OFF && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            run_ctest build-asan -E 'bench|corpus' "$@" ;;
+    tsan) build build-tsan -DWARDEN_WERROR=ON -DWARDEN_SANITIZE=thread -DWARDEN_BENCH=OFF && \
+            TSAN_OPTIONS=halt_on_error=1 run_ctest build-tsan -R 'e2e_stdio|proxy|transports|audit' "$@" ;;
+    fuzz) if ./scripts/fuzz.sh "${WARDEN_FUZZ_SECONDS:-20}"; then passed=$((passed + 1));
+          else broken+=("fuzz"); failed=$((failed + 1)); fi ;;
+    *) echo "unknown stage $stage" >&2; exit 2 ;;
+  esac
+done
+
+((${#broken[@]})) && printf 'FAILED: %s\n' "${broken[@]}"
+echo "tests: $passed passed, $failed failed"
+((failed == 0))
