@@ -28,20 +28,21 @@ async function stop(peer) {
   await waitPidGone(peer.serverPid, 5000);
 }
 
+/** Runs fn against the server directly and through the proxy, concurrently (independent processes). */
 async function both(spec, fn, proxyArgs = []) {
-  const out = {};
-  for (const mode of ['direct', 'proxied']) {
+  const run = async (mode) => {
     const peer = await start(spec, mode, proxyArgs);
     try {
-      out[mode] = await fn(peer, mode);
+      return await fn(peer, mode);
     } catch (e) {
       e.message = `[${mode}] ${e.message}`;
       throw e;
     } finally {
       await stop(peer);
     }
-  }
-  return out;
+  };
+  const [direct, proxied] = await Promise.all([run('direct'), run('proxied')]);
+  return { direct, proxied };
 }
 
 const call = (id, name, args, extra = {}) =>
@@ -91,8 +92,8 @@ describe('byte-for-byte forwarding', () => {
   });
 });
 
-test('every protocol revision: initialize and tools/list answers are byte-identical', T, async () => {
-  for (const protocolVersion of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
+test('oldest and newest stateful revisions: initialize and tools/list answers are byte-identical', T, async () => {
+  for (const protocolVersion of ['2024-11-05', '2025-11-25']) {
     const r = await both(everythingSpec(), async (peer) => {
       await rawHandshake(peer, { protocolVersion });
       peer.send({ jsonrpc: '2.0', id: 'tl', method: 'tools/list' });

@@ -58,21 +58,22 @@ async function outcome(fn) {
  * that the proxied client saw no protocol errors (e.g. stray responses to the proxy's own ids).
  */
 async function compareRuns(makeCtx, scenario) {
-  const results = {};
-  for (const mode of ['direct', 'proxied']) {
+  const run = async (mode) => {
     const ctx = makeCtx(mode);
     const session = await connectClient(ctx.spec, { ...ctx.clientOpts, proxied: mode === 'proxied' });
     try {
       const transcript = await scenario(session, ctx);
-      results[mode] = normalise(transcript, ctx.replacements ?? []);
       assert.deepEqual(session.errors, [], `${mode}: SDK client reported protocol errors`);
+      return normalise(transcript, ctx.replacements ?? []);
     } finally {
       await session.fastClose();
       ctx.cleanup?.();
     }
-  }
-  assert.deepEqual(results.proxied, results.direct, 'proxied transcript differs from direct transcript');
-  return results;
+  };
+  // direct and proxied sessions are independent processes: run them side by side
+  const [direct, proxied] = await Promise.all([run('direct'), run('proxied')]);
+  assert.deepEqual(proxied, direct, 'proxied transcript differs from direct transcript');
+  return { direct, proxied };
 }
 
 const textOf = (callResult) => (callResult?.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
