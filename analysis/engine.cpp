@@ -1,0 +1,681 @@
+#include "analysis/engine.hpp"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "analysis/catalogue.hpp"
+#include "analysis/hidden.hpp"
+#include "analysis/injection.hpp"
+#include "analysis/roles.hpp"
+#include "analysis/text.hpp"
+
+namespace warden::analysis {
+
+using nlohmann::json;
+
+std::string_view to_string(role r) noexcept {
+  switch (r) {
+    case role::untrusted_input: return "untrusted-input";
+    case role::private_data: return "private-data";
+    case role::external_sink: return "external-sink";
+    case role::code_execution: return "code-execution";
+    case role::destructive: return "destructive";
+    case role::filesystem_write: return "filesystem-write";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(capability_level level) noexcept {
+  switch (level) {
+    case capability_level::minimal: return "minimal";
+    case capability_level::moderate: return "moderate";
+    case capability_level::high: return "high";
+    case capability_level::critical: return "critical";
+  }
+  return "minimal";
+}
+
+namespace {
+
+constexpr int max_schema_depth = 32;
+constexpr std::size_t oversized_description = 8000;
+
+std::string sha256_hex(std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr) != 1) return {};
+  std::string hex;
+  char buffer[4];
+  for (unsigned int i = 0; i < length; ++i) {
+    std::snprintf(buffer, sizeof buffer, "%02x", digest[i]);
+    hex += buffer;
+  }
+  return hex;
+}
+
+std::string canonical(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// A location segment for a member name: .name when it is a plain identifier, ["..."] otherwise.
+std::string member_path(std::string_view key) {
+  bool plain = !key.empty() && key.size() < 80 &&
+               std::all_of(key.begin(), key.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '$'; });
+  if (plain) return "." + std::string(key);
+  std::string quoted = "[\"";
+  quoted += text::make_visible(key, 80);
+  quoted += "\"]";
+  return quoted;
+}
+
+std::string index_path(std::size_t i) { return "[" + std::to_string(i) + "]"; }
+
+const std::string* string_member(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
+}
+
+struct tool_notes {
+  signal_set description_signals;
+  std::vector<std::pair<std::string, std::string>> side_params;  // (name, location)
+};
+
+// Walks one server surface, inspecting every LLM-visible string.
+class surface_walker {
+ public:
+  surface_walker(const server_surface& surface, std::string server_name, const std::vector<std::string>& siblings,
+                 const std::vector<std::string>& foreign, std::vector<finding>& findings, report_stats& stats)
+      : surface_(surface), server_(std::move(server_name)), siblings_(siblings), foreign_(foreign), findings_(findings),
+        stats_(stats) {}
+
+  void run() {
+    if (surface_.instructions) inspect(*surface_.instructions, "server.instructions", field_role::server_text, "", text_kind::prose);
+    if (surface_.server_info.is_object())
+      for (auto it = surface_.server_info.begin(); it != surface_.server_info.end(); ++it) {
+        if (it.key() == "instructions" || it.key() == "capabilities" || it.key() == "protocolVersion") continue;
+        walk_strings(*it, "server" + member_path(it.key()), field_role::server_text, "", 0);
+      }
+    walk_items(surface_.tools, "tools", item_kind::tool);
+    walk_items(surface_.prompts, "prompts", item_kind::prompt);
+    walk_items(surface_.resources, "resources", item_kind::resource);
+    walk_items(surface_.resource_templates, "resourceTemplates", item_kind::resource_template);
+  }
+
+ private:
+  enum class item_kind { tool, prompt, resource, resource_template };
+
+  void add(std::string_view rule, severity level, double confidence, std::string item, std::string location,
+           std::string evidence, std::string message, std::string decoded = {}) {
+    findings_.push_back({std::string(rule), level, confidence, server_, std::move(item), std::move(location),
+                         std::move(evidence), std::move(decoded), std::move(message)});
+  }
+
+  signal_set inspect(std::string_view raw, const std::string& location, field_role role, std::string_view item, text_kind kind) {
+    ++stats_.strings_scanned;
+    stats_.bytes_scanned += raw.size();
+    if (raw.empty()) return {};
+    auto hidden = scan_hidden(raw, kind);
+    for (auto& h : hidden.hits)
+      add(h.rule_id, h.level, h.confidence, std::string(item), location, text::excerpt(raw, h.begin, h.end), h.message,
+          h.decoded.substr(0, 400));
+    field_context context{role, item, &siblings_, &foreign_, 0};
+    auto result = inspect_injection(raw, context);
+    for (auto& h : result.hits)
+      add(h.rule_id, h.level, h.confidence, std::string(item), location, text::excerpt(raw, h.begin, h.end), h.message, h.decoded);
+    if (!hidden.revealed.empty()) {
+      // What only the model can read: analyse it as text and escalate the hidden-text finding.
+      auto revealed = inspect_injection(hidden.revealed, context);
+      severity worst = severity::info;
+      for (auto& h : revealed.hits) {
+        worst = std::max(worst, h.level);
+        add(h.rule_id, h.level, h.confidence, std::string(item), location,
+            "hidden text: " + text::excerpt(hidden.revealed, h.begin, h.end), h.message + " (in invisible characters)",
+            hidden.revealed.substr(0, 400));
+      }
+      if (worst >= severity::medium)
+        for (auto& f : findings_)
+          if (f.location == location && f.server == server_ &&
+              (f.rule_id == "unicode.tag-characters" || f.rule_id == "unicode.variation-selector-payload")) {
+            f.level = severity::critical;
+            f.message += "; the hidden text gives instructions to the model";
+          }
+      result.signals |= revealed.signals;
+    }
+    if (kind == text_kind::prose && role != field_role::result && raw.size() > oversized_description)
+      add("hygiene.oversized-text", severity::low, 0.9, std::string(item), location, text::excerpt(raw, 0, 60),
+          "text is " + std::to_string(raw.size()) + " bytes long");
+    return result.signals;
+  }
+
+  void walk_strings(const json& node, const std::string& path, field_role role, std::string_view item, int depth) {
+    if (depth > max_schema_depth) return;
+    if (node.is_string()) {
+      inspect(node.get_ref<const std::string&>(), path, role, item, text_kind::prose);
+    } else if (node.is_array()) {
+      for (std::size_t i = 0; i < node.size(); ++i) walk_strings(node[i], path + index_path(i), role, item, depth + 1);
+    } else if (node.is_object()) {
+      for (auto it = node.begin(); it != node.end(); ++it) walk_strings(*it, path + member_path(it.key()), role, item, depth + 1);
+    }
+  }
+
+  // JSON Schema: every string a model sees, property names included; structure keywords skipped.
+  void walk_schema(const json& schema, const std::string& path, std::string_view item, int depth, bool in_property,
+                   tool_notes* notes) {
+    if (depth > max_schema_depth) {
+      add("hygiene.weak-schema", severity::low, 0.8, std::string(item), path, {}, "schema nesting deeper than " +
+          std::to_string(max_schema_depth) + " levels was not analysed further");
+      return;
+    }
+    if (!schema.is_object()) return;
+    for (auto it = schema.begin(); it != schema.end(); ++it) {
+      const std::string& key = it.key();
+      const json& value = *it;
+      const std::string here = path + member_path(key);
+      if (key == "properties" || key == "patternProperties" || key == "$defs" || key == "definitions" ||
+          key == "dependentSchemas") {
+        if (!value.is_object()) continue;
+        for (auto p = value.begin(); p != value.end(); ++p) {
+          const std::string prop_path = here + member_path(p.key());
+          inspect(p.key(), prop_path, field_role::name, item, text_kind::identifier);
+          if (key == "properties" && notes && depth <= 1) check_parameter_name(p.key(), *p, prop_path, item, *notes);
+          walk_schema(*p, prop_path, item, depth + 1, key == "properties", notes);
+        }
+      } else if (key == "items" || key == "additionalProperties" || key == "not" || key == "if" || key == "then" ||
+                 key == "else" || key == "contains" || key == "propertyNames" || key == "unevaluatedProperties" ||
+                 key == "additionalItems" || key == "unevaluatedItems") {
+        if (value.is_array()) {
+          for (std::size_t i = 0; i < value.size(); ++i) walk_schema(value[i], here + index_path(i), item, depth + 1, in_property, notes);
+        } else {
+          walk_schema(value, here, item, depth + 1, in_property, notes);
+        }
+      } else if (key == "allOf" || key == "anyOf" || key == "oneOf" || key == "prefixItems") {
+        if (!value.is_array()) continue;
+        for (std::size_t i = 0; i < value.size(); ++i) walk_schema(value[i], here + index_path(i), item, depth + 1, in_property, notes);
+      } else if (key == "description" || key == "title" || key == "$comment") {
+        walk_strings(value, here, in_property ? field_role::parameter_description : field_role::schema_text, item, depth + 1);
+      } else if (key == "type" || key == "$schema" || key == "$id" || key == "$ref" || key == "format" || key == "required" ||
+                 key == "$anchor" || key == "$dynamicRef" || key == "contentEncoding" || key == "contentMediaType") {
+        continue;  // structure, not prose
+      } else {
+        // enum, const, default, examples, pattern, x-* and anything unknown: every string leaf.
+        walk_strings(value, here, field_role::schema_text, item, depth + 1);
+      }
+    }
+  }
+
+  // Parameters shaped as side channels: named for conversation, the model itself, or covert notes,
+  // on tools whose purpose has nothing to do with that.
+  void check_parameter_name(const std::string& name, const json& schema, const std::string& path, std::string_view item,
+                            tool_notes& notes) {
+    auto words = identifier_words(name);
+    auto has = [&](std::initializer_list<std::string_view> wanted) {
+      for (auto& w : words)
+        for (auto x : wanted)
+          if (w == x) return true;
+      return false;
+    };
+    std::string lower;
+    for (auto& w : words) lower += w;
+    bool covert = has({"sidenote", "covert", "exfil", "backdoor", "smuggle", "stealth"}) ||
+                  (has({"side"}) && has({"note", "notes", "channel", "info", "data"})) ||
+                  (has({"hidden", "secret", "internal"}) && has({"note", "notes", "channel", "context", "instructions", "data", "payload"}));
+    bool conversation = (has({"conversation", "chat", "dialog", "dialogue", "transcript"}) ) ||
+                        (has({"previous", "prior", "recent", "all", "full", "past"}) && has({"messages", "prompts", "turns", "context"})) ||
+                        (has({"system"}) && has({"prompt", "instructions"})) || lower == "history" || lower == "contextdump" ||
+                        lower == "memorydump" || (has({"user"}) && has({"messages", "history", "prompts"}));
+    bool model_self = (has({"model", "llm", "assistant", "ai", "agent"}) && has({"name", "id", "identity", "version", "vendor", "provider", "family"})) ||
+                      (has({"calling", "caller"}) && has({"model", "llm", "agent", "assistant"}));
+    if (!covert && !conversation && !model_self) return;
+    // What the tool is about: a chat tool may legitimately take a transcript, an ML tool a model id.
+    std::string purpose;
+    if (auto n = string_member(owning_tool_, "name")) purpose += *n + " ";
+    if (auto d = string_member(owning_tool_, "description")) purpose += *d;
+    auto normal_purpose = text::normalize(purpose);
+    std::string lp(normal_purpose.view());
+    for (auto& c : lp) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto purpose_has = [&](std::initializer_list<std::string_view> words_) {
+      for (auto w : words_)
+        if (lp.find(w) != std::string::npos) return true;
+      return false;
+    };
+    if (conversation && purpose_has({"chat", "conversation", "message", "summar", "memory", "transcript", "prompt", "llm",
+                                     "dialog", "history", "session", "agent", "assistant"}))
+      conversation = false;
+    if (model_self && purpose_has({"model", "llm", "inference", "embedding", "completion", "generat", "huggingface", "ai ",
+                                   "agent", "assistant", "bot"}))
+      model_self = false;
+    if (!covert && !conversation && !model_self) return;
+    std::string description;
+    if (auto d = string_member(schema, "description")) description = *d;
+    notes.side_params.emplace_back(name, path);
+    const char* why = covert ? "parameter named as a covert side channel"
+                      : conversation ? "parameter collects the conversation on a tool unrelated to it"
+                                     : "parameter asks which model is calling, on a tool unrelated to models";
+    add("poison.exfil-parameter", covert ? severity::medium : severity::medium, covert ? 0.65 : 0.6, std::string(item), path,
+        text::make_visible(name, 80) + (description.empty() ? "" : ": " + text::make_visible(description, 160)), why);
+  }
+
+  void walk_items(const json& items, const std::string& base, item_kind kind) {
+    if (!items.is_array()) return;
+    std::set<std::string> seen_names;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const json& entry = items[i];
+      const std::string path = base + index_path(i);
+      if (!entry.is_object()) {
+        add("hygiene.malformed-entry", severity::low, 0.9, "", path, text::make_visible(canonical(entry), 80),
+            "entry is not a JSON object");
+        continue;
+      }
+      const std::string* name_ptr = string_member(entry, "name");
+      std::string name = name_ptr ? *name_ptr : std::string();
+      if (kind == item_kind::tool) {
+        ++stats_.tools;
+        owning_tool_ = entry;
+      } else if (kind == item_kind::prompt) {
+        ++stats_.prompts;
+      } else if (kind == item_kind::resource) {
+        ++stats_.resources;
+      } else {
+        ++stats_.resource_templates;
+      }
+      if (!name_ptr && kind != item_kind::resource && kind != item_kind::resource_template) {
+        add("hygiene.malformed-entry", severity::low, 0.9, "", path, {}, "entry has no string 'name'");
+      }
+      if (name_ptr && (kind == item_kind::tool || kind == item_kind::prompt) && !seen_names.insert(name).second)
+        add("hygiene.malformed-entry", severity::low, 0.8, name, path + ".name", text::make_visible(name, 80),
+            "two entries share this name; clients may pick either");
+      tool_notes notes;
+      for (auto it = entry.begin(); it != entry.end(); ++it) {
+        const std::string& key = it.key();
+        const std::string here = path + member_path(key);
+        if (key == "name") {
+          if (it->is_string()) inspect(it->get_ref<const std::string&>(), here, field_role::name, name, text_kind::identifier);
+        } else if (key == "title" || key == "description") {
+          if (it->is_string()) {
+            auto s = inspect(it->get_ref<const std::string&>(), here, field_role::tool_description, name, text_kind::prose);
+            if (key == "description") notes.description_signals |= s;
+          } else {
+            walk_strings(*it, here, field_role::tool_description, name, 0);
+          }
+        } else if (key == "inputSchema" || key == "outputSchema") {
+          walk_schema(*it, here, name, 0, false, key == "inputSchema" && kind == item_kind::tool ? &notes : nullptr);
+        } else if (key == "annotations") {
+          if (it->is_object())
+            for (auto a = it->begin(); a != it->end(); ++a)
+              walk_strings(*a, here + member_path(a.key()), field_role::annotation, name, 1);
+        } else if (key == "arguments" && kind == item_kind::prompt) {
+          walk_prompt_arguments(*it, here, name);
+        } else if (key == "uri" || key == "uriTemplate") {
+          walk_strings(*it, here, field_role::schema_text, name, 0);
+        } else if (key == "mimeType" || key == "_meta" || key == "icons" || key == "size") {
+          continue;
+        } else {
+          walk_strings(*it, here, field_role::schema_text, name, 0);
+        }
+      }
+      if (kind == item_kind::tool) tool_checks(entry, path, name, notes);
+      if (kind == item_kind::prompt && !string_member(entry, "description"))
+        add("hygiene.missing-description", severity::low, 0.9, name, path, {}, "prompt has no description");
+    }
+    owning_tool_ = json();
+  }
+
+  void walk_prompt_arguments(const json& arguments, const std::string& path, std::string_view item) {
+    if (!arguments.is_array()) {
+      walk_strings(arguments, path, field_role::schema_text, item, 0);
+      return;
+    }
+    for (std::size_t i = 0; i < arguments.size(); ++i) {
+      const json& argument = arguments[i];
+      const std::string here = path + index_path(i);
+      if (!argument.is_object()) continue;
+      for (auto it = argument.begin(); it != argument.end(); ++it) {
+        if (!it->is_string()) continue;
+        field_role r = it.key() == "name" ? field_role::name : field_role::parameter_description;
+        inspect(it->get_ref<const std::string&>(), here + member_path(it.key()), r, item,
+                it.key() == "name" ? text_kind::identifier : text_kind::prose);
+      }
+    }
+  }
+
+  void tool_checks(const json& tool, const std::string& path, const std::string& name, const tool_notes& notes) {
+    const std::string* description = string_member(tool, "description");
+    if (!description || description->find_first_not_of(" \t\n") == std::string::npos)
+      add("hygiene.missing-description", severity::low, 0.9, name, path, {}, "tool has no description");
+    auto schema = tool.find("inputSchema");
+    if (schema == tool.end() || !schema->is_object()) {
+      add("hygiene.weak-schema", severity::low, 0.9, name, path, {}, "tool has no inputSchema object");
+    } else {
+      auto type = schema->find("type");
+      if (type == schema->end() || !type->is_string() || type->get<std::string>() != "object")
+        add("hygiene.weak-schema", severity::low, 0.8, name, path + ".inputSchema", {}, "inputSchema is not of type object");
+      if (auto props = schema->find("properties"); props != schema->end() && props->is_object()) {
+        for (auto p = props->begin(); p != props->end(); ++p) {
+          if (!p->is_object()) continue;
+          auto words = identifier_words(p.key());
+          bool risky = false;
+          for (auto& w : words)
+            if (w == "command" || w == "cmd" || w == "script" || w == "path" || w == "url" || w == "uri" || w == "file" ||
+                w == "filename" || w == "sql" || w == "code")
+              risky = true;
+          auto ptype = p->find("type");
+          bool is_string = ptype != p->end() && ptype->is_string() && ptype->get<std::string>() == "string";
+          bool constrained = p->contains("enum") || p->contains("pattern") || p->contains("const") || p->contains("format") ||
+                             p->contains("maxLength");
+          if (risky && is_string && !constrained)
+            add("hygiene.unconstrained-parameter", severity::low, 0.6, name, path + ".inputSchema.properties" + member_path(p.key()),
+                text::make_visible(p.key(), 80), "free-form string parameter for a command, path, URL or code");
+          if (ptype == p->end() && !p->contains("anyOf") && !p->contains("oneOf") && !p->contains("allOf") && !p->contains("$ref") &&
+              !p->contains("enum") && !p->contains("const"))
+            add("hygiene.weak-schema", severity::low, 0.6, name, path + ".inputSchema.properties" + member_path(p.key()),
+                text::make_visible(p.key(), 80), "parameter has no type");
+        }
+      }
+    }
+    // Cross-field: a tool whose description conceals or grabs data and that has a side-channel parameter.
+    const auto& s = notes.description_signals;
+    auto on = [&](signal x) { return s.test(static_cast<std::size_t>(x)); };
+    if (!notes.side_params.empty() && (on(signal::conceal) || on(signal::conceal_weak) || on(signal::oblige_strong) ||
+                                        on(signal::convo_self) || on(signal::context_data) || on(signal::move_param))) {
+      for (auto& f : findings_)
+        if (f.server == server_ && f.rule_id == "poison.exfil-parameter" && f.location.rfind(path + ".", 0) == 0) {
+          f.level = severity::high;
+          f.confidence = 0.85;
+          f.message += "; the tool description pushes the model to fill it";
+        }
+    }
+    // Annotations are claims: compare them with what the name says the tool does.
+    auto inferred = infer_roles(tool);
+    auto annotations = tool.find("annotations");
+    if (annotations != tool.end() && annotations->is_object()) {
+      auto flag = [&](const char* key) -> int {
+        auto it = annotations->find(key);
+        if (it == annotations->end() || !it->is_boolean()) return -1;
+        return it->get<bool>() ? 1 : 0;
+      };
+      const std::uint8_t writes = static_cast<std::uint8_t>(role::destructive) | static_cast<std::uint8_t>(role::filesystem_write) |
+                                  static_cast<std::uint8_t>(role::code_execution) | static_cast<std::uint8_t>(role::external_sink);
+      if (flag("readOnlyHint") == 1 && (inferred.name_roles & writes)) {
+        std::string what;
+        for (role r : all_roles)
+          if (inferred.name_roles & writes & static_cast<std::uint8_t>(r)) what += (what.empty() ? "" : ", ") + std::string(to_string(r));
+        add("capability.annotation-mismatch", severity::medium, 0.75, name, path + ".annotations.readOnlyHint", "readOnlyHint: true",
+            "claims to be read-only but its name says " + what);
+      }
+      if (flag("destructiveHint") == 0 && (inferred.name_roles & static_cast<std::uint8_t>(role::destructive)) && flag("readOnlyHint") != 1)
+        add("capability.annotation-mismatch", severity::low, 0.6, name, path + ".annotations.destructiveHint", "destructiveHint: false",
+            "claims not to be destructive but its name says it deletes or resets");
+      if (flag("openWorldHint") == 0 && (inferred.name_roles & static_cast<std::uint8_t>(role::untrusted_input)) &&
+          (inferred.name_roles & static_cast<std::uint8_t>(role::private_data)) == 0)
+        add("capability.annotation-mismatch", severity::low, 0.5, name, path + ".annotations.openWorldHint", "openWorldHint: false",
+            "claims a closed world but its name says it reads outside content");
+    }
+  }
+
+  const server_surface& surface_;
+  std::string server_;
+  const std::vector<std::string>& siblings_;
+  const std::vector<std::string>& foreign_;
+  std::vector<finding>& findings_;
+  report_stats& stats_;
+  json owning_tool_;
+};
+
+std::vector<std::string> tool_names(const server_surface& surface) {
+  std::vector<std::string> names;
+  if (!surface.tools.is_array()) return names;
+  for (const auto& t : surface.tools)
+    if (auto n = string_member(t, "name")) names.push_back(*n);
+  return names;
+}
+
+void shadowing_checks(const std::vector<server_input>& servers, const std::vector<std::string>& display,
+                      const std::vector<std::vector<std::string>>& names, std::vector<finding>& findings) {
+  if (servers.size() < 2) return;
+  std::vector<std::vector<std::string>> skeletons(names.size());
+  for (std::size_t s = 0; s < names.size(); ++s)
+    for (auto& n : names[s]) skeletons[s].push_back(text::skeleton(n));
+  std::size_t reported = 0;
+  for (std::size_t a = 0; a < names.size(); ++a)
+    for (std::size_t b = a + 1; b < names.size(); ++b)
+      for (std::size_t i = 0; i < names[a].size(); ++i)
+        for (std::size_t j = 0; j < names[b].size() && reported < 2000; ++j) {
+          const auto& x = names[a][i];
+          const auto& y = names[b][j];
+          std::string location = "tools" + index_path(j) + ".name";
+          std::string evidence = text::make_visible(y, 80) + " (" + display[b] + ") vs " + text::make_visible(x, 80) + " (" + display[a] + ")";
+          if (x == y) {
+            findings.push_back({"shadow.name-collision", severity::low, 0.6, display[b], y, location, evidence, {},
+                                "tool name also exposed by server '" + display[a] + "'"});
+            ++reported;
+          } else if (skeletons[a][i] == skeletons[b][j]) {
+            findings.push_back({"shadow.confusable-name", severity::high, 0.9, display[b], y, location, evidence, {},
+                                "tool name looks the same as '" + text::make_visible(x, 80) + "' on server '" + display[a] + "'"});
+            ++reported;
+          } else {
+            std::size_t shorter = std::min(x.size(), y.size());
+            std::size_t limit = shorter >= 10 ? 2 : shorter >= 5 ? 1 : 0;
+            if (limit == 0) continue;
+            std::size_t d = text::edit_distance(x, y, limit);
+            if (d > limit) continue;
+            // Versions and plurals of a common word are ordinary naming, not typo-squatting.
+            auto digits_only = [](const std::string& p, const std::string& q) {
+              std::string pp, qq;
+              for (char c : p) if (!std::isdigit(static_cast<unsigned char>(c))) pp.push_back(c);
+              for (char c : q) if (!std::isdigit(static_cast<unsigned char>(c))) qq.push_back(c);
+              return pp == qq;
+            };
+            if (digits_only(x, y)) continue;
+            findings.push_back({"shadow.near-miss-name", severity::medium, 0.6, display[b], y, location, evidence, {},
+                                "tool name is one or two edits away from '" + text::make_visible(x, 80) + "' on server '" + display[a] + "'"});
+            ++reported;
+          }
+        }
+}
+
+std::string join_limited(const std::vector<std::string>& items, std::size_t limit = 6) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < limit; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > limit) out += ", +" + std::to_string(items.size() - limit) + " more";
+  return out;
+}
+
+void flow_checks(const std::vector<tool_capability>& caps, bool multi, std::vector<toxic_flow>& flows, std::vector<finding>& findings) {
+  std::vector<std::string> untrusted, priv, sinks, destroy;
+  std::set<std::string> servers_u, servers_p, servers_s, servers_d;
+  for (const auto& c : caps) {
+    std::string label = multi ? c.server + "/" + c.tool : c.tool;
+    if (c.has(role::untrusted_input)) { untrusted.push_back(label); servers_u.insert(c.server); }
+    if (c.has(role::private_data)) { priv.push_back(label); servers_p.insert(c.server); }
+    if (c.has(role::external_sink)) { sinks.push_back(label); servers_s.insert(c.server); }
+    if (c.has(role::destructive) || c.has(role::code_execution)) { destroy.push_back(label); servers_d.insert(c.server); }
+  }
+  auto spans = [](std::initializer_list<const std::set<std::string>*> sets) {
+    std::set<std::string> all;
+    for (auto* s : sets) all.insert(s->begin(), s->end());
+    return all.size() > 1;
+  };
+  bool trifecta = !untrusted.empty() && !priv.empty() && !sinks.empty();
+  if (trifecta) {
+    toxic_flow f{"flow.lethal-trifecta", severity::high, spans({&servers_u, &servers_p, &servers_s}), untrusted, priv, sinks, {}, {}};
+    f.summary = "untrusted input (" + join_limited(untrusted) + ") + private data (" + join_limited(priv) + ") + external sink (" +
+                join_limited(sinks) + ")";
+    flows.push_back(f);
+  }
+  if (!untrusted.empty() && !destroy.empty()) {
+    toxic_flow f{"flow.untrusted-to-destructive", severity::high, spans({&servers_u, &servers_d}), untrusted, {}, {}, destroy, {}};
+    f.summary = "untrusted input (" + join_limited(untrusted) + ") + destructive or code-running tools (" + join_limited(destroy) + ")";
+    flows.push_back(f);
+  }
+  if (!trifecta && !priv.empty() && !sinks.empty()) {
+    toxic_flow f{"flow.private-to-sink", severity::medium, spans({&servers_p, &servers_s}), {}, priv, sinks, {}, {}};
+    f.summary = "private data (" + join_limited(priv) + ") + external sink (" + join_limited(sinks) + ")";
+    flows.push_back(f);
+  }
+  for (const auto& f : flows)
+    findings.push_back({f.rule_id, f.level, 0.7, f.cross_server ? std::string("(several servers)") : std::string(), {}, "surface",
+                        f.summary, {}, std::string(f.cross_server ? "across servers: " : "") + f.summary});
+}
+
+capability_level level_for(const std::vector<tool_capability>& caps, const std::vector<toxic_flow>& flows) {
+  std::uint8_t all = 0;
+  for (const auto& c : caps) all |= c.roles;
+  auto has = [&](role r) { return all & static_cast<std::uint8_t>(r); };
+  bool trifecta = std::any_of(flows.begin(), flows.end(), [](const toxic_flow& f) { return f.rule_id == "flow.lethal-trifecta"; });
+  if (has(role::code_execution) || trifecta) return capability_level::critical;
+  if (has(role::destructive) || has(role::filesystem_write) || has(role::external_sink)) return capability_level::high;
+  if (has(role::private_data) || has(role::untrusted_input)) return capability_level::moderate;
+  return capability_level::minimal;
+}
+
+int severity_rank(severity s) { return static_cast<int>(s); }
+
+}  // namespace
+
+char grade_for(int score) noexcept {
+  if (score >= 90) return 'A';
+  if (score >= 80) return 'B';
+  if (score >= 65) return 'C';
+  if (score >= 50) return 'D';
+  return 'F';
+}
+
+bool is_flagged(const trust_score& trust) noexcept { return trust.grade != 'A' && trust.grade != 'B'; }
+
+trust_score score_findings(const std::vector<finding>& findings) {
+  // Penalty per finding = weight(severity) x confidence; repeats of one rule count 30% each, so a
+  // hundred identical low findings cannot sink an honest server while distinct signals add up.
+  auto weight = [](severity s) {
+    switch (s) {
+      case severity::critical: return 60.0;
+      case severity::high: return 35.0;
+      case severity::medium: return 12.0;
+      case severity::low: return 3.0;
+      case severity::info: return 0.0;
+    }
+    return 0.0;
+  };
+  std::vector<const finding*> threats;
+  for (const auto& f : findings)
+    if (const auto* rule = find_rule(f.rule_id); rule && rule->threat) threats.push_back(&f);
+  std::sort(threats.begin(), threats.end(), [&](const finding* a, const finding* b) {
+    return weight(a->level) * a->confidence > weight(b->level) * b->confidence;
+  });
+  std::map<std::string, int> seen;
+  double penalty = 0;
+  int cap = 100;
+  for (const finding* f : threats) {
+    double p = weight(f->level) * std::clamp(f->confidence, 0.0, 1.0);
+    penalty += seen[f->rule_id]++ == 0 ? p : 0.3 * p;
+    // One confident high or critical finding decides the grade on its own (see docs/scoring.md).
+    if (f->level == severity::critical && f->confidence >= 0.7) cap = std::min(cap, 49);
+    else if (f->level == severity::high && f->confidence >= 0.7) cap = std::min(cap, 79);
+  }
+  int score = static_cast<int>(std::lround(std::max(0.0, 100.0 - penalty)));
+  score = std::min(score, cap);
+  return {score, grade_for(score)};
+}
+
+analysis_report analyse(const std::vector<server_input>& servers) {
+  analysis_report report;
+  report.stats.servers = servers.size();
+  report.live = !servers.empty();
+  std::vector<std::string> display;
+  std::vector<std::vector<std::string>> names;
+  std::set<std::string> used;
+  for (std::size_t i = 0; i < servers.size(); ++i) {
+    std::string name = servers[i].surface.name.empty() ? "server" + std::to_string(i + 1) : servers[i].surface.name;
+    name = text::make_visible(name, 80);
+    while (!used.insert(name).second) name += "#" + std::to_string(i + 1);
+    display.push_back(name);
+    names.push_back(tool_names(servers[i].surface));
+  }
+  json canonical_all = json::array();
+  for (std::size_t i = 0; i < servers.size(); ++i) {
+    const auto& surface = servers[i].surface;
+    std::vector<std::string> foreign;
+    for (std::size_t j = 0; j < servers.size(); ++j)
+      if (j != i) foreign.insert(foreign.end(), names[j].begin(), names[j].end());
+    std::size_t first_finding = report.findings.size();
+    report_stats before = report.stats;
+    surface_walker walker(surface, servers.size() > 1 ? display[i] : std::string(), names[i], foreign, report.findings, report.stats);
+    walker.run();
+    if (servers.size() > 1)
+      for (std::size_t k = first_finding; k < report.findings.size(); ++k) report.findings[k].server = display[i];
+    json manifest = to_manifest(surface);
+    canonical_all.push_back(manifest);
+    server_summary summary;
+    summary.name = display[i];
+    summary.version = surface.version;
+    summary.identity = surface.identity;
+    summary.source = servers[i].source;
+    summary.live = surface.live;
+    summary.digest = sha256_hex(canonical(manifest));
+    summary.tools = report.stats.tools - before.tools;
+    summary.prompts = report.stats.prompts - before.prompts;
+    summary.resources = report.stats.resources - before.resources;
+    summary.resource_templates = report.stats.resource_templates - before.resource_templates;
+    summary.trust = score_findings(std::vector<finding>(report.findings.begin() + static_cast<std::ptrdiff_t>(first_finding), report.findings.end()));
+    report.servers.push_back(std::move(summary));
+    report.live = report.live && surface.live;
+    if (surface.tools.is_array())
+      for (const auto& tool : surface.tools) {
+        if (!tool.is_object()) continue;
+        auto inferred = infer_roles(tool);
+        tool_capability cap;
+        cap.server = display[i];
+        if (auto n = string_member(tool, "name")) cap.tool = *n;
+        cap.roles = inferred.roles;
+        cap.reasons = std::move(inferred.reasons);
+        report.capabilities.push_back(std::move(cap));
+      }
+  }
+  shadowing_checks(servers, display, names, report.findings);
+  flow_checks(report.capabilities, servers.size() > 1, report.flows, report.findings);
+  report.capability = level_for(report.capabilities, report.flows);
+  report.surface_digest = sha256_hex(canonical(servers.size() == 1 ? canonical_all[0] : canonical_all));
+  std::stable_sort(report.findings.begin(), report.findings.end(), [](const finding& a, const finding& b) {
+    if (a.level != b.level) return severity_rank(a.level) > severity_rank(b.level);
+    if (a.server != b.server) return a.server < b.server;
+    if (a.location != b.location) return a.location < b.location;
+    return a.rule_id < b.rule_id;
+  });
+  report.trust = score_findings(report.findings);
+  // Per-server grades in a multi-server scan also carry shadowing findings attributed to them.
+  if (servers.size() > 1)
+    for (auto& s : report.servers) {
+      std::vector<finding> mine;
+      for (const auto& f : report.findings)
+        if (f.server == s.name) mine.push_back(f);
+      s.trust = score_findings(mine);
+    }
+  return report;
+}
+
+std::vector<finding> scan_text(std::string_view text_in, std::string_view location) {
+  std::vector<finding> out;
+  auto hidden = scan_hidden(text_in, text_kind::result);
+  for (auto& h : hidden.hits)
+    out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
+                   text::excerpt(text_in, h.begin, h.end), h.decoded.substr(0, 400), h.message});
+  field_context context{field_role::result, {}, nullptr, nullptr, 0};
+  auto result = inspect_injection(text_in, context);
+  for (auto& h : result.hits)
+    out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
+                   text::excerpt(text_in, h.begin, h.end), h.decoded, h.message});
+  if (!hidden.revealed.empty()) {
+    auto revealed = inspect_injection(hidden.revealed, context);
+    for (auto& h : revealed.hits)
+      out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
+                     "hidden text: " + text::excerpt(hidden.revealed, h.begin, h.end), hidden.revealed.substr(0, 400),
+                     h.message + " (in invisible characters)"});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const finding& a, const finding& b) { return a.level > b.level; });
+  return out;
+}
+
+}  // namespace warden::analysis

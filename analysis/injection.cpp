@@ -1,0 +1,804 @@
+#include "analysis/injection.hpp"
+
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "analysis/text.hpp"
+
+namespace warden::analysis {
+namespace {
+
+using enum signal;
+
+struct pattern_def {
+  signal sig;
+  const char* expression;
+};
+
+// Every pattern is matched case-insensitively against normalised text (NFKC, case-folded,
+// invisible characters removed, look-alike letters folded). Windows use [^.!?\n]* ("within one
+// sentence") rather than bounded repeats so the combined DFA stays small.
+#define W "[^.!?\\n]*"
+#define Q "[`'\"]?"
+constexpr pattern_def patterns[] = {
+    // -- pseudo-tags and chat-template tokens: an air of authority, or text hidden from views
+    {tag_strong, R"(<\s*/?\s*(?:important|system|sys|system[ _-]?(?:prompt|message|note|instructions?|override)|hidden|secret|instructions?|critical|admin|administrator|assistant|ai|llm|model|agent|internal|priority|override|mandatory|directive|policy|compliance|security|urgent|confidential|developer|root|operator|prompt|hidden[ _-]?\w+|ai[ _-]\w+|assistant[ _-]\w+|model[ _-]\w+|agent[ _-]\w+|llm[ _-]\w+|tool[ _-]?(?:instructions?|notes?|rules?|policy))\b[^<>\n]*>)"},
+    {tag_strong, R"(\[\s*/?\s*(?:hidden|system|internal|secret|admin|assistant|ai|llm|model|agent|developer|confidential|override)\b[^\]\n]*\])"},
+    {tag_strong, R"(\{\{\s*(?:system|assistant|instructions?|hidden)\b)"},
+    {tag_weak, R"(<\s*/?\s*(?:note|notice|info|information|context|warning|attention|reminder|rules?|tip|instruction_\w+)\b[^<>\n]*>)"},
+    {tag_weak, R"(\[\s*(?:important|critical|note|notice|attention|warning|info|priority|mandatory|required|urgent)\b[^\]\n]*\])"},
+    {tag_weak, R"((?:^|\n)\s*#{1,4}\s*(?:system|instructions?|important|hidden|assistant|ai|note to)\b)"},
+    {html_comment, R"(<!--)"},
+    {role_token, R"(<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)\s*\|>)"},
+    {role_token, R"(\[/?inst\]|<</?sys>>)"},
+    {role_line, R"((?:^|\n)\s*(?:system|assistant|human)\s*:\s*\S)"},
+    // -- who is addressed
+    {address_model, R"(\b(?:the|an?|this|your|any|all|every)\s+(?:ai|llm|assistant|language model|model|agent|chatbot|copilot|bot|claude|gpt|gemini)s?\s+(?:must|should|shall|needs? to|has to|have to|is (?:required|expected|instructed|supposed|obligated|to)|are (?:required|expected|instructed|to)|will need to|may not|must not|should not|is not allowed|cannot))"},
+    {address_model, R"(\b(?:note|message|instructions?|reminder|notice|directive|memo)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:ai|llm|assistant|model|agent|claude|gpt|you)s?\b)"},
+    {address_model, R"(\b(?:as an? (?:ai|llm|assistant|language model|agent)|if you are an? (?:ai|llm|assistant|language model|agent|model))\b)"},
+    {address_model, R"(\b(?:dear|hey|hello|attention|attn)[,:]?\s+(?:ai|llm|assistant|model|agent|claude|gpt|chatgpt)\b)"},
+    {address_model, R"(\b(?:ai|llm|assistant|agent|model)s?\s+(?:reading|processing|seeing|parsing)\s+(?:this|these)\b)"},
+    // -- obligation
+    {oblige, R"(\b(?:must|always|never|shall|required|requires?|need to|needs to|have to|has to|make sure|be sure to|ensure|remember to|do not forget|don't forget)\b)"},
+    {oblige_strong, R"(\b(?:mandatory|obligatory|compulsory|non-negotiable|without exception|at all times|under (?:no|any) circumstances?|strictly required|it is (?:critical|essential|vital|crucial|imperative|mandatory)|this is (?:critical|essential|vital|crucial|mandatory)|failure to (?:do so|comply)|you are (?:required|obligated|instructed|expected) to|must (?:always|never|first)|always (?:first|make sure))\b)"},
+    {oblige_strong, R"(\b(?:critical|important|urgent|mandatory|required)\s*[:!])"},
+    // -- false authority
+    {authority, R"(\b(?:compliance|regulatory|governance|audit(?:ing)? (?:policy|policies|requirements?|rules?|trail)|security (?:protocol|policy|requirements?|mandate|directive|team|review|notice)|polic(?:y|ies)\s*#?\s*\d|(?:rule|section|clause|protocol|directive|regulation|article)\s*#?\s*\d+(?:\.\d+)*|per (?:company |corporate |internal |organi[sz]ational |security |our |the )?polic(?:y|ies)|(?:internal|corporate|company|platform|system|organi[sz]ation(?:al)?|enterprise|workspace|administrator|admin|it department|legal) (?:polic(?:y|ies)|rules?|requirements?|mandates?|directives?|guidelines?|standards?|protocols?)|by order of|authori[sz]ed by (?:the )?(?:admin|administrator|security|it|management|system)|soc ?2|hipaa|pci[- ]dss|iso ?27001)\b)"},
+    {authority, R"(\b(?:protocol|notice|directive|mandate|policy|requirement)\s*:)"},
+    // -- concealment from the user
+    {conceal, R"(\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|need not|needn't|without|avoid|refrain from|no need to)\s+(?:\w+\s+){0,3}(?:tell|telling|inform|informing|mention|mentioning|reveal|revealing|disclose|disclosing|show|showing|notify|notifying|alert|alerting|surface|surfacing|report|reporting|display|displaying|expose|exposing|bring up|bringing up|explain|explaining|acknowledge|acknowledging|flag|flagging|highlight|highlighting|let)\b)" W R"(\b(?:user|users|human|operator|customer|requester|person|people|anyone|owner|client)\b)"},
+    {conceal, R"(\b(?:should|must|shall|need|needs|is to|are to)\s*(?:not|never)\s+be\s+(?:surfaced|mentioned|shown|disclosed|revealed|displayed|reported|communicated|shared|visible|exposed|discussed|told|explained|acknowledged|brought up|narrated|announced|relayed|noted)\b)"},
+    {conceal, R"(\b(?:not to be|need not be|needn't be|no need to be)\s+(?:surfaced|mentioned|shown|disclosed|revealed|displayed|reported|communicated|shared|discussed|told|explained|acknowledged|announced))"},
+    {conceal, R"(\b(?:keep|kept|keeping)\s+(?:this|it|these|that|the\s+\w+)\s+(?:\w+\s+)?(?:secret|hidden|confidential|private|invisible|quiet)\s+from\b)"},
+    {conceal, R"(\b(?:hide|hiding|conceal|concealing|mask|masking|obscure)\s+(?:this|it|these|that|the|any|all)\b)" W R"(\bfrom\s+(?:the\s+)?(?:user|human|customer|chat|conversation|transcript)\b)"},
+    {conceal, R"(\b(?:secretly|covertly|surreptitiously|stealthily|clandestinely|behind the user'?s? back|without (?:the )?(?:user|human|customer)(?:'s)? (?:knowledge|knowing|noticing|awareness|seeing)|without (?:them|anyone) (?:knowing|noticing))\b)"},
+    {conceal, R"(\b(?:the\s+)?(?:user|human|customer)s?\s+(?:must|should|does|do|need|needs|will|shall|may)\s*(?:not|n't|never)\s+(?:\w+\s+)?(?:know|see|notice|learn|find out|be (?:told|informed|aware|notified|shown|made aware|alerted))\b)"},
+    {conceal, R"(\b(?:this|these|the following)\s+(?:\w+\s+)?(?:instructions?|notes?|messages?|requirements?|steps?|directives?|details?|section|text|rules?)\s+(?:is|are)\s+(?:confidential|internal|secret|hidden|private|invisible|not for (?:the )?user|for (?:the )?(?:ai|assistant|model|agent)))"},
+    {conceal, R"(\b(?:(?:only|solely) for (?:the )?(?:ai|assistant|model|agent|llm)'?s?\b|not (?:meant|intended) for (?:the )?(?:user|human)))"},
+    {conceal, R"(\b(?:do not|don't|never|must not|should not)\s+(?:mention|reveal|disclose|acknowledge|reference|discuss|narrate|explain|repeat|describe)\s+(?:this|these|that|it|the (?:above|following|note|instructions?|step|requirement|extra|additional))\b)"},
+    {conceal, R"(\b(?:silently|quietly|discreetly|invisibly)\s+(?:\w+\s+){0,2}(?:send|forward|upload|post|copy|add|include|attach|bcc|cc|change|replace|redirect|read|collect|append|transfer|share|log|record|exfiltrate|substitute|swap|use)\b)"},
+    {conceal_weak, R"(\b(?:silently|quietly|discreetly|invisibly|behind the scenes|in the background|transparently)\b)"},
+    {conceal_weak, R"(\b(?:keep|kept|keeping)\s+(?:this|it|these|that)\s+(?:\w+\s+)?(?:secret|hidden|confidential|private|between us|to yourself)\b)"},
+    {consent_skip, R"(\bwithout\s+(?:first\s+)?(?:asking|prompting|confirming|confirmation|checking with|consulting|permission|approval|consent|user (?:approval|confirmation|consent))\b)"},
+    {consent_skip, R"(\b(?:do not|don't|never|no need to)\s+(?:ask|prompt|check with|confirm with|wait for)\s+(?:the\s+)?(?:user|human|for (?:permission|confirmation|approval)))"},
+    // -- overriding the model's instructions
+    {override_, R"(\b(?:ignore|disregard|forget|override|overrule|bypass|skip|discard|abandon|set aside|neglect)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*(?:previous|prior|preceding|earlier|above|former|other|existing|original|initial|system|safety|security|default|developer|user'?s?|built-in|standard|normal|usual|conflicting|contrary)\s+(?:\w+\s+)?(?:instructions?|rules?|guidelines?|directives?|prompts?|polic(?:y|ies)|constraints?|restrictions?|guardrails?|safeguards?|context|messages?|commands?|requests?|guidance|programming|training)\b)"},
+    {override_, R"(\b(?:ignore|disregard|forget|override|bypass)\s+(?:all|any|everything|whatever)\s+(?:\w+\s+){0,2}(?:instructions?|rules?|guidelines?|you (?:were|have been) told|the user (?:said|asked|says|asks|wants)))"},
+    {override_, R"(\b(?:ignore|disregard)\s+(?:what(?:ever)?|anything)\s+(?:the\s+)?(?:user|human|system|they)\s+(?:says?|said|asks?|asked|wants?|requests?|requested))"},
+    {override_, R"(\b(?:supersedes?|overrides?|takes? precedence over|has priority over|outranks?|trumps?)\s+(?:all\s+|any\s+|the\s+)?(?:other|previous|prior|the user'?s?|user|system|existing|your|conflicting|earlier)\s+(?:\w+\s+)?(?:instructions?|rules?|guidelines?|requests?|prompts?|directives?|polic(?:y|ies)))"},
+    {override_, R"(\b(?:regardless|irrespective)\s+of\s+(?:what\s+|whatever\s+|any\s+)?(?:the\s+)?(?:user|human|customer|instructions?|system prompt)\b)"},
+    {override_, R"(\b(?:even if|even when|even though)\s+(?:the\s+)?(?:user|human|customer|system prompt|instructions?)\s+(?:explicitly\s+)?(?:asks?|says?|requests?|tells?|specif(?:y|ies)|wants?|instructs?|objects?|disagrees?|refuses?|declines?|forbids?))"},
+    {override_, R"(\bnew\s+(?:instructions?|rules?|directives?|system prompt|task|objective|orders?)\s*(?::|from\b|follow\b|below\b|apply\b|are\b))"},
+    {override_, R"(\b(?:from now on|henceforth|for the rest of (?:this|the) (?:conversation|session|chat))\b)"},
+    {override_, R"(\byour (?:new|real|true|actual|primary|updated) (?:task|instructions?|goal|objective|purpose|role|job|directive|mission)\b)"},
+    {override_, R"(\b(?:you are now|pretend (?:to be|you are)|roleplay as|enter (?:developer|god|admin|debug|dan) mode|developer mode (?:enabled|activated)|jailbreak|do anything now)\b)"},
+    {override_, R"(\b(?:the|your|all) (?:previous|prior|above|earlier|original) instructions (?:are|were|have been) (?:void|cancelled|canceled|revoked|obsolete|outdated|replaced|superseded|wrong|invalid))"},
+    // -- speaking as someone else
+    {impersonation, R"(\b(?:new|updated|additional|urgent|important|latest)\s+(?:instructions?|message|request|task|directive|orders?)\s+from\s+(?:the\s+)?(?:user|admin|administrator|developer|system|owner|operator|anthropic|openai|security team))"},
+    {impersonation, R"(\bthe user (?:has )?(?:now |already |also )?(?:asked|requested|wants|instructed|authori[sz]ed|approved|consented|agreed|allowed|permitted|told you)\s+(?:you\b|that you\b|for you\b|to\b))"},
+    {impersonation, R"(\b(?:error|exception|failure|warning|alert)\b\s*[:!-]?)" W R"(\b(?:to (?:continue|proceed|fix|resolve|recover|unlock|complete)|in order to (?:continue|proceed))\b)" W R"(\b(?:must|need to|have to|please)\s+(?:\w+\s+){0,2}(?:call|invoke|run|use|execute|send|provide|read|include|share|paste|upload)\b)"},
+    {impersonation, R"(\b(?:system|admin|administrator|security|developer)\s+(?:message|notice|override|alert|update|instruction)s?\s*:)"},
+    {impersonation, R"(\bthis (?:message|instruction|note|request) (?:is|comes) (?:from|by) (?:the\s+)?(?:user|system|admin|administrator|developer|anthropic|openai))"},
+    // -- forced sequencing
+    {seq_global, R"(\bbefore\s+(?:using|calling|invoking|running|executing|responding(?: to)?|answering|replying(?: to)?|doing|processing|handling|performing|trying|selecting|choosing)?\s*(?:any(?:thing)?|every|each|all)\s+(?:\w+\s+){0,2}(?:tools?|functions?|actions?|requests?|tasks?|quer(?:y|ies)|calls?|responses?|operations?|messages?|invocations?|questions?|prompts?|commands?|else)\b)"},
+    {seq_global, R"(\b(?:at the (?:start|beginning) of|to (?:start|begin)) (?:every|each|any|the|this|a new) (?:conversation|session|chat|task|request|interaction|turn)\b)"},
+    {seq_global, R"(\bmust\s+(?:always\s+)?(?:first\b|be (?:called|invoked|run|used|executed) (?:first|before)|precede))"},
+    {seq_global, R"(\b(?:every|each|any)\s+(?:invocation|call|request|time|use|response|message|query|session|conversation|interaction|tool call)\b)" W R"(\b(?:must|should|needs? to|shall|has to)\b)" W R"(\bfirst\b)"},
+    {seq_global, R"(\b(?:before|prior to)\s+(?:the\s+)?(?:user'?s?\s+)?(?:request|query|question|task)\s+(?:is\s+)?(?:handled|processed|answered|executed|fulfilled))"},
+    {seq_global, R"(\bprior to\s+(?:any|every|each)\b)"},
+    {seq_local, R"(\bbefore\s+(?:using|calling|invoking|running|executing)?\s*(?:the\s+)?)" Q R"([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)"},
+    {seq_local, R"(\b(?:first|always)\s+(?:call|invoke|run|use|execute)\s+)"},
+    // -- sensitive targets
+    {sensitive_path, R"((?:~|\$home|%userprofile%|/home/[\w.-]+|/users/[\w.-]+|/root)?/\.(?:ssh|aws|gnupg|kube|docker|azure|gcloud|config/gcloud|password-store|cursor|claude|codeium|windsurf)\b)"},
+    {sensitive_path, R"((?:^|[\s'"`(/~=:])\.(?:ssh|aws|gnupg|kube|npmrc|pypirc|netrc|git-credentials|bash_history|zsh_history|vault-token|pgpass|my\.cnf|s3cfg|boto|terraformrc)\b)"},
+    {sensitive_path, R"(\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|/etc/(?:passwd|shadow|sudoers)\b|\bwallet\.dat\b|\bkubeconfig\b)"},
+    {sensitive_path, R"(\b(?:credentials|secrets?|tokens?|keys?|passwords?)\.(?:json|ya?ml|toml|txt|ini|cfg|conf|env|csv)\b)"},
+    {sensitive_path, R"(\b(?:mcp|claude_desktop_config|mcp_config|mcp_settings|cline_mcp_settings)\.json\b)"},
+    {sensitive_path, R"((?:^|[\s'"`(/~=:])\.env(?:\.[a-z]+)?\b)"},
+    {sensitive_path, R"(\b(?:login data|cookies\.sqlite|keychain|keyring|credential manager|lsass|application default credentials|service[ _-]account (?:key|json))\b)"},
+    {secret_noun, R"(\b(?:api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer tokens?|session (?:tokens?|cookies?)|refresh tokens?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|passwords?|passphrases?|credentials?|seed phrases?|mnemonic(?: phrase)?|recovery (?:phrase|codes?)|2fa codes?|one-time (?:code|password)s?|otp codes?|credit card (?:numbers?|details)|cvv|social security numbers?|bank (?:account )?(?:details|credentials|logins?)|cookies)\b)"},
+    {env_vars, R"(\b(?:environment variables?|env vars?|printenv|os\.environ|process\.env|getenv)\b)"},
+    {refuse, R"(\b(?:reject(?:ed|s)?|refus(?:e|es|ed)|den(?:y|ies|ied)|block(?:ed|s)?|forbidden|not (?:allowed|permitted|accessible|readable|supported|exposed|returned)|never (?:read|access|touch|expose|return|send|upload|log|store)s?|(?:cannot|can't|won't|will not|does not|doesn't|do not|must not|should not) (?:be )?(?:read|access|touch|expose|return|send|open|upload|include|log|store)|excluded|disallowed|prohibited|protected|redact(?:ed|s)?|masked|outside the allowed|sandbox(?:ed)?|denylist|deny list|blocklist|allowlist|refuses? to)\b)"},
+    // -- the model's own context
+    {convo_self, R"(\b(?:this|the current|our|your|the ongoing|the entire|the full|the whole|the complete|the present)\s+(?:conversation|chat|dialog(?:ue)?|context window)\b)"},
+    {convo_self, R"(\b(?:conversation|chat|messages?|discussion|exchange)\s+(?:so far|up to (?:now|this point)|until now|to date)\b)"},
+    {convo_self, R"(\b(?:everything|anything|all)\s+(?:that\s+)?(?:the user|you|i)\s+(?:has|have|had)?\s*(?:said|written|typed|shared|told|asked|discussed|mentioned)\b)"},
+    {convo_self, R"(\bthe user'?s?\s+(?:previous|prior|earlier|recent|last|past|original|full|entire|other)\s+(?:\w+\s+)?(?:messages?|prompts?|requests?|questions?|inputs?|queries|turns?))"},
+    {convo_self, R"(\b(?:verbatim|word[- ]for[- ]word|exact|full|complete|entire)\s+(?:copy|text|transcript|contents?|record|log)\s+of\s+(?:the\s+|this\s+|your\s+|our\s+)?(?:conversation|chat|prompt|context|instructions?|session|discussion))"},
+    {convo_self, R"(\b(?:previous|prior|earlier|preceding|all|every|past|recent)\s+(?:\w+\s+)?(?:messages?|turns?|prompts?|exchanges?)\s+(?:in|of|from)\s+(?:this|the|our|your)\s+(?:conversation|chat|session|context))"},
+    {history_weak, R"(\b(?:chat|conversation|message|dialog(?:ue)?)\s+(?:history|log|transcript|context)\b)"},
+    {context_data, R"(\b(?:any|all|every|the)?\s*(?:files?|documents?|contents?|data|results?|outputs?|information|text|code|secrets?|credentials|tokens?|keys?|emails?|messages?)\s+(?:that\s+|which\s+)?(?:you|the assistant|the model|the agent)\s+(?:have|has|had|'ve)?\s*(?:read|seen|accessed|opened|received|retrieved|loaded|processed|fetched|obtained|viewed|encountered|collected|gathered|found|come across)\b)"},
+    {context_data, R"(\b(?:other|previous|prior|earlier|all|any)\s+tool\s+(?:results?|outputs?|responses?)\b)"},
+    {context_data, R"(\b(?:results?|outputs?|responses?)\s+(?:of|from)\s+(?:all\s+|any\s+|the\s+)?(?:other|previous|prior|earlier)\s+(?:tools?|tool calls?|functions?)\b)"},
+    {context_data, R"(\b(?:in|from)\s+your\s+(?:context|memory|context window|conversation|scratchpad)\b)"},
+    {self_context, R"(\byour\s+(?:\w+\s+)?(?:system prompt|instructions|initial prompt|prompt|guidelines|rules|configuration|context window|memory|memories|reasoning|thoughts|chain[- ]of[- ]thought|hidden (?:prompt|instructions)|tool list|available tools|tool definitions)\b)"},
+    {self_context, R"(\b(?:the\s+)?(?:system|developer|initial|original|hidden)\s+(?:prompt|message|instructions)\s+(?:you|that you|which you)\s+(?:were|have been|received|got)\b)"},
+    {self_context, R"(\b(?:verbatim|full|exact|complete|entire)\s+(?:\w+\s+)?(?:system prompt|instructions)\b)"},
+    {sys_prompt, R"(\bsystem[ _-]?prompt\b)"},
+    {model_self, R"(\b(?:name|identity|version|type|id|identifier|vendor|provider|family|make)\s+of\s+(?:the\s+)?(?:(?:ai|llm|language|large language)\s+)?(?:model|assistant|agent|llm|ai)\s+(?:that\s+is\s+|which\s+is\s+|who\s+is\s+|that\s+|which\s+)?(?:calling|using|invoking|running|executing|making|answering|reading|generating|processing|handling|issuing|sending)\b)"},
+    {model_self, R"(\b(?:which|what)\s+(?:ai\s+|language\s+|llm\s+)?(?:model|llm|assistant|ai)\s+(?:you are|are you|is calling|is using|is invoking|is making|powers you|you run on))"},
+    {model_self, R"(\byour\s+(?:own\s+)?(?:model|llm)\s*(?:name|id|identifier|version|family|type|provider|vendor)\b)"},
+    {model_self, R"(\b(?:model|llm|assistant|agent)\s+(?:that is\s+)?(?:calling|invoking|using)\s+this\s+(?:tool|function)\b|\b(?:identify|describe|name)\s+yourself\b)"},
+    {user_data, R"(\bthe user'?s\s+(?:\w+\s+)?(?:emails?|contacts?|files?|documents?|location|address|phone(?: number)?|personal (?:data|information|details)|credentials|passwords?|browsing|calendar|notes|conversations?|chats?|messages?|financial|bank|health|medical|identity|profile|photos?|data|secrets?|keys?|tokens?)\b)"},
+    // -- moving data
+    {move_param, R"(\b(?:include|attach|append|prepend|embed|insert|put|place|pass|add|copy|paste|send|forward|transmit|upload|post|provide|supply|submit|write|store|encode|leak|dump|share|echo|relay|mirror|record|log|save|fill|populate|stuff|enter)\b)" W R"(\b(?:in|into|inside|within|to|as|via|through|under|using)\s+(?:the\s+|a\s+|an\s+|this\s+|its\s+)?(?:[`'"][\w.$-]+[`'"]|[a-z0-9]+_[a-z0-9_]+\b|(?:\w+\s+)?(?:parameter|param|argument|field|property|input)\b))"},
+    {move_param, R"(\b(?:include|attach|append|embed|insert|put|paste|add|copy|pass)\s+(?:its|the|their|this|that|all|any|full|complete|entire)\s+(?:\w+\s+)?(?:output|result|results|contents?|response|data|values?)\s+(?:in|into|to|with|as)\b)"},
+    {move_out, R"(\b(?:send|forward|post|upload|transmit|email|mail|bcc|cc|copy|report|deliver|sync|mirror|relay|exfiltrate|leak|share|beam|push|submit|log|stream)\b)" W R"(\b(?:to|with|at)\s+(?:[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\d{1,3}(?:\.\d{1,3}){3}|(?:our|this|the following|an?|the)\s+(?:external|remote|backup|archive|archival|audit|auditing|logging|monitoring|collection|analytics|third[- ]party|secure|central|compliance|verification|telemetry|offsite|off-site)\s+(?:server|endpoint|address|url|service|mailbox|inbox|account|webhook|api|system|bucket|host|collector)))"},
+    {move_out, R"(\b(?:exfiltrate|exfiltrating|exfil|smuggle|smuggling)\b)"},
+    {also_sink, R"(\b(?:also|additionally|as well|secretly|silently|automatically)\s+(?:\w+\s+){0,2}(?:send|forward|cc|bcc|copy|add|include|attach|append|post|upload|share|notify|report|mirror|relay|blind[- ]copy)\b)"},
+    {also_sink, R"(\bb?cc\b)" W R"(@|\bblind (?:carbon )?copy\b)"},
+    {read_secret, R"(\b(?:read|open|cat|load|fetch|retrieve|collect|gather|grab|obtain|extract|access|dump|harvest|scrape|copy|look up|search for|locate)\b)" W R"((?:/\.ssh|id_rsa|id_ed25519|\.env\b|/\.aws|credentials|api[ _-]?keys?|passwords?|private[ _-]?keys?|access[ _-]?tokens?|secret[ _-]?keys?|cookies|environment variables|seed phrase|mnemonic|wallet))"},
+    {dest_email, R"([\w.+-]+@[\w-]+(?:\.[\w-]+)+)"},
+    // -- redirection
+    {redirect, R"(\b(?:always|instead|silently|automatically|quietly|actually|really|secretly)\s+(?:\w+\s+){0,2}(?:use|send|transfer|route|redirect|change|replace|set|substitute|swap|rewrite|switch|forward|direct|pay|deliver|charge|book|buy|sell|order|commit|push|deploy|write|save|post)\b)" W R"(\b(?:instead|regardless|rather than|in place of|no matter)\b)"},
+    {redirect, R"(\b(?:send|transfer|route|pay|deliver|forward|direct|redirect|wire|book|ship|charge|commit|push|deploy|write|save)\b)" W R"(\b(?:to|into|with|at|on)\b)" W R"(\binstead\b)"},
+    {redirect, R"(\binstead of\s+(?:the\s+)?(?:one|address|account|recipient|value|ticker|symbol|city|path|branch|amount|destination|email|number|target|name)?\s*(?:that\s+)?(?:the\s+)?(?:user|requested|specified|provided|given|intended|asked|entered|supplied|chosen))"},
+    {redirect, R"(\b(?:regardless of|no matter|irrespective of|whatever|whichever)\s+(?:what\s+|which\s+)?(?:the\s+)?(?:user|customer|human|requested|specified|provided|given|they)\b)" W R"(\b(?:use|send|set|always|pay|transfer|route|replace|change)\b)"},
+    {redirect, R"(\bwhen(?:ever)?\s+(?:the\s+)?user\s+(?:asks?|requests?|wants?|says?|specifies|mentions|provides|tries|gives|enters|names|chooses)\b)" W R"(\b(?:always|instead|actually|in fact|really|replace|substitute|swap)\b)"},
+    {redirect_weak, R"(\b(?:change|replace|swap|substitute|override|overwrite|rewrite|modify|alter|switch|redirect|reroute|route|map)\s+(?:the\s+|any\s+|all\s+|every\s+|each\s+)?(?:user(?:'s)?\s+)?(?:(?:specified|requested|provided|given|original|intended|target|destination|actual|real|supplied|chosen|entered)\s+)?(?:recipients?|accounts?|account numbers?|address(?:es)?|ibans?|wallets?|destinations?|tickers?|symbols?|cit(?:y|ies)|locations?|paths?|director(?:y|ies)|branch(?:es)?|amounts?|emails?|payees?|beneficiar(?:y|ies)|repos(?:itor(?:y|ies))?|urls?|endpoints?|hosts?|domains?|phone numbers?|currenc(?:y|ies)|quantit(?:y|ies)|prices?|targets?|channels?|usernames?)\b)" W R"(\b(?:to|with|into|for|by)\b)"},
+    {redirect_weak, R"(\b(?:internal|routing|canonical|correct|updated|real|proper|official|designated|approved)\s+(?:routing\s+)?(?:alias|account|address|recipient|destination|iban|wallet|endpoint|payee)\b)"},
+    {redirect_weak, R"(\binstead\b)"},
+    // -- steering tool choice
+    {hijack_strong, R"(\b(?:never|do not|don't|must not|mustn't|should not|shouldn't|avoid|stop|refuse to|cannot)\s+(?:ever\s+)?(?:use|using|call|calling|invoke|invoking|rely on|relying on|trust|trusting|choose|select|consider|recommend|suggest)\s+(?:any\s+)?(?:other|another|alternative|different|competing|third[- ]party|similar|the other|those|rival|external|built-in|default)\s+(?:\w+\s+){0,2}(?:tools?|functions?|servers?|services?|search(?:es)?|providers?|sources?|methods?|options?|plugins?|apis?|integrations?)\b)"},
+    {hijack_strong, R"(\b(?:other|all other|any other|competing|alternative)\s+(?:\w+\s+)?(?:tools?|servers?|services?|providers?|plugins?)\s+(?:are|is|have been|were)\s+(?:\w+\s+)?(?:unreliable|unsafe|insecure|deprecated|compromised|malicious|broken|outdated|untrusted|inaccurate|disabled|forbidden|not (?:allowed|permitted|trusted|safe|reliable)))"},
+    {hijack_strong, R"(\b(?:only|exclusively|solely)\s+(?:ever\s+)?(?:use|call|invoke|trust|rely on)\s+(?:this|these|our)\s+(?:tool|function|server|service)s?\b)"},
+    {hijack_strong, R"(\binstead of\s+(?:any|all|the)\s+(?:other|built-in|default|standard|native|regular)\s+(?:\w+\s+)?(?:tools?|functions?|servers?)\b)"},
+    {hijack_weak, R"(\b(?:the\s+)?(?:only|sole|one and only|exclusive|most reliable|most accurate|authoritative)\s+(?:reliable\s+|trusted\s+|trustworthy\s+|safe\s+|valid\s+|approved\s+|correct\s+|accurate\s+|authori[sz]ed\s+|secure\s+|working\s+|supported\s+|legitimate\s+|official\s+|sanctioned\s+|verified\s+)?(?:tool|function|way|method|source|option|means|server|service|provider)\s+(?:for|to|that)\b)"},
+    {hijack_weak, R"(\b(?:replaces?|supersedes?|obsoletes?|deprecates?|takes over from)\s+(?:the\s+|all\s+|any\s+)?(?:other\s+|existing\s+|built-in\s+|previous\s+|old\s+|legacy\s+|original\s+)?[\w.`'"-]+\s+(?:tools?|functions?)\b)"},
+    {hijack_weak, R"(\b(?:always|only)\s+(?:use|call|prefer|choose|select|pick)\s+this\s+(?:tool|function)\b|\bprefer\s+this\s+(?:tool|function)\s+(?:over|to)\b|\b(?:use|call)\s+this\s+(?:tool|function)\s+instead\s+of\b)"},
+    {hijack_weak, R"(\b(?:use|call|switch to|route to)\s+[`'"]?[\w.-]+[`'"]?\s+(?:for|with|on)\s+(?:all|every|any)\s+(?:\w+\s+)?(?:requests?|calls?|quer(?:y|ies)|operations?|tasks?|purposes?|searches|lookups?)\b)"},
+    {deprecate, R"(\b(?:is|has been|was|are|now)\s+(?:\w+\s+)?(?:deprecated|retired|disabled|removed|obsolete|unsafe|insecure|compromised|broken|discontinued|sunset|decommissioned|no longer (?:supported|available|safe|works?|functional))\b)" W R"(\b(?:use|call|switch to|migrate to|instead|replacement|route)\b)"},
+    // -- talking about other tools
+    {cross_cue, R"(\b(?:when|whenever|if|each time|every time|before|after|while)\s+(?:you\s+|the\s+(?:ai|assistant|model|agent)\s+)?(?:use|call|invoke|run|uses|calls|invokes|runs|using|calling|invoking|running|execute|executing)\s+(?:the\s+|any\s+|a\s+)?)" Q R"([\w.-]+)"},
+    {cross_cue, R"(\b(?:before|after|prior to|whenever|when)\s+(?:any\s+|each\s+|every\s+)?)" Q R"([a-z][a-z0-9]*(?:_[a-z0-9]+)+)" Q R"(\b)"},
+    {cross_cue, R"(\b(?:note|instructions?|rules?|reminder|guidance|notice|addendum|amendment|update)\s+(?:for|regarding|about|to|on|concerning)\s+(?:the\s+|all\s+)?)" Q R"([\w.-]+)" Q R"(\s+(?:tool|function)s?\b)"},
+    {cross_cue, R"(\b(?:the\s+)?)" Q R"([\w.-]+)" Q R"(\s+(?:tool|function)\s+(?:must|should|shall|needs? to|has to|will|is required to|is to)\b)"},
+    {cross_cue, R"(\b(?:all|any|every)\s+(?:calls?|invocations?|uses?|messages?|emails?|requests?|transfers?|payments?|commits?|queries)\s+(?:to|with|via|through|made (?:with|via|through)|sent (?:with|via|through))\s+(?:the\s+)?)" Q R"([\w.-]+)"},
+    // -- payloads and commands
+    {decode_exec, R"(\b(?:decode|deobfuscate|decrypt|unescape|unpack|base64[ -]?decode|atob|from base64|b64decode|rot13)\b)" W R"(\b(?:and|then|to)\s+(?:\w+\s+)?(?:run|execute|exec|eval|follow|obey|perform|apply|carry out|act on|interpret|treat (?:it )?as|comply|do what it says|pipe))"},
+    {decode_exec, R"(\bbase64\s+(?:-d|--decode|-di)\b[^\n]*\|\s*(?:ba|z|da)?sh\b|\beval\s*\(\s*(?:atob|base64|b64decode|buffer\.from|decode))"},
+    {decode_exec, R"(\b(?:follow|execute|run|obey)\s+(?:the\s+)?(?:encoded|hidden|embedded|following (?:base64|hex|encoded))\s+(?:instructions?|commands?|payload|text|string))"},
+    {shell_danger, R"(\b(?:curl|wget|iwr|invoke-webrequest)\b[^|\n;]*\|\s*(?:sudo\s+)?(?:ba|z|da|k|c|fi)?sh\b)"},
+    {shell_danger, R"(\b(?:curl|wget)\b[^|\n;]*\|\s*(?:sudo\s+)?(?:python[0-9.]*|perl|ruby|node|php)\b)"},
+    {shell_danger, R"(\brm\s+-(?:[rf]{2}|r\s+-f|f\s+-r)\s+(?:--no-preserve-root\s+)?(?:/(?:\s|$|\*)|~|\$home|\*|/(?:home|etc|usr|var|root)\b))"},
+    {shell_danger, R"(/dev/tcp/|\bnc(?:at)?\s+(?:-\w+\s+)*-e\s|\bbash\s+-i\s*>&|\bmkfifo\s|\bsocat\b[^\n]*exec:)"},
+    {shell_danger, R"(\bpowershell\b[^\n]*\s-(?:e|enc|encodedcommand)\s+[a-z0-9+/=]{16,}|\biex\s*\(|\binvoke-expression\b|\.downloadstring\s*\()"},
+    {shell_danger, R"(:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|\bchmod\s+(?:\+x|[0-7]{3,4})\s[^\n]*&&\s*\./|\bdd\s+if=[^\n]*of=/dev/(?:sd|nvme|hd|disk)|\bmkfs\.)"},
+    {shell_danger, R"(\b(?:curl|wget)\b[^\n]*(?:-d|--data(?:-binary|-raw|-urlencode)?|-f|--form|-t|--upload-file)\s*[@'"]?[^\n]*(?:\.ssh|\.env\b|id_rsa|\.aws|passwd|\$\(|credentials))"},
+    {shell_danger, R"(\$\(\s*(?:cat|curl|wget|env|printenv|whoami|hostname)\b|\b(?:cat|type)\s+(?:~|\$home)?/?\.(?:ssh|aws|env)\b[^\n]*\||\bcrontab\b[^\n]*(?:curl|wget))"},
+    {url_data, R"(https?://[^\s"'<>]*[?&][\w.-]+=(?:\{|\$\{|<|%7b|\[|\{\{))"},
+};
+#undef W
+#undef Q
+
+struct compiled_bank {
+  std::unique_ptr<re2::RE2::Set> set;
+  std::vector<int> pattern_of;  // set index -> index in patterns[] (robust to a failed Add)
+  std::vector<std::unique_ptr<re2::RE2>> singles;  // same patterns, for match positions
+  std::vector<std::string> errors;
+};
+
+re2::RE2::Options bank_options() {
+  re2::RE2::Options options;
+  options.set_case_sensitive(false);
+  options.set_log_errors(false);
+  options.set_max_mem(std::int64_t{256} << 20);
+  return options;
+}
+
+const compiled_bank& bank() {
+  static const compiled_bank compiled = [] {
+    compiled_bank b;
+    auto options = bank_options();
+    b.set = std::make_unique<re2::RE2::Set>(options, re2::RE2::UNANCHORED);
+    for (const auto& p : patterns) {
+      std::string error;
+      int added = b.set->Add(p.expression, &error);
+      if (added < 0) b.errors.push_back(std::string(p.expression) + ": " + error);
+      else b.pattern_of.push_back(static_cast<int>(&p - patterns));
+      b.singles.push_back(std::make_unique<re2::RE2>(std::string("(") + p.expression + ")", options));
+      if (!b.singles.back()->ok()) b.errors.push_back(std::string(p.expression) + ": " + b.singles.back()->error());
+    }
+    if (!b.set->Compile()) b.errors.emplace_back("pattern set failed to compile");
+    return b;
+  }();
+  return compiled;
+}
+
+// Secrets are matched case-sensitively on the raw text.
+constexpr const char* secret_patterns[] = {
+    R"(\b(?:AKIA|ASIA)[0-9A-Z]{16}\b)",
+    R"(\bgh[pousr]_[A-Za-z0-9]{36,}\b)",
+    R"(\bgithub_pat_[A-Za-z0-9_]{40,}\b)",
+    R"(\bxox[abprs]-[A-Za-z0-9-]{10,}\b)",
+    R"(\bsk-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{32,}\b)",
+    R"(\bAIza[0-9A-Za-z_-]{35}\b)",
+    R"(\b(?:sk|rk)_live_[0-9a-zA-Z]{20,}\b)",
+    R"(-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY-----)",
+    R"(\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,})",
+    R"(\bglpat-[A-Za-z0-9_-]{20,}\b)",
+    R"(\bnpm_[A-Za-z0-9]{36}\b)",
+    R"(\bhf_[A-Za-z]{34}\b)",
+    R"(https?://[^/\s:@"']+:[^/\s:@"']{6,}@[\w.-]+)",
+    R"((?i:password|passwd|pwd|secret|token|api[_-]?key)\s*[:=]\s*['"]?[A-Za-z0-9/+_!@#$%^&*.-]{12,})",
+};
+
+struct secret_bank {
+  std::vector<std::unique_ptr<re2::RE2>> patterns;
+};
+
+const secret_bank& secrets() {
+  static const secret_bank compiled = [] {
+    secret_bank b;
+    re2::RE2::Options options;
+    options.set_log_errors(false);
+    for (const char* p : secret_patterns) b.patterns.push_back(std::make_unique<re2::RE2>(p, options));
+    return b;
+  }();
+  return compiled;
+}
+
+double shannon_entropy(std::string_view s) {
+  std::array<int, 256> counts{};
+  for (unsigned char c : s) ++counts[c];
+  double h = 0;
+  for (int c : counts)
+    if (c) {
+      double p = static_cast<double>(c) / static_cast<double>(s.size());
+      h -= p * std::log2(p);
+    }
+  return h;
+}
+
+bool looks_like_placeholder(std::string_view s) {
+  std::string lower(s);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* marker : {"example", "xxxx", "your", "placeholder", "dummy", "redacted", "changeme", "<", "...",
+                             "0000", "1234", "abcd", "test", "sample", "fake"})
+    if (lower.find(marker) != std::string::npos) return true;
+  return shannon_entropy(s) < 3.0;
+}
+
+// ---- encoded payloads --------------------------------------------------------------------------
+
+int b64_value(unsigned char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+' || c == '-') return 62;
+  if (c == '/' || c == '_') return 63;
+  return -1;
+}
+
+std::string base64_decode(std::string_view s) {
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (unsigned char c : s) {
+    if (c == '=') break;
+    int v = b64_value(c);
+    if (v < 0) return {};
+    buffer = (buffer << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
+    }
+  }
+  return out;
+}
+
+bool mostly_printable_text(std::string_view s) {
+  if (s.size() < 12 || !text::is_valid_utf8(s)) return false;
+  std::size_t good = 0, letters = 0, spaces = 0;
+  for (unsigned char c : s) {
+    if ((c >= 0x20 && c < 0x7F) || c == '\n' || c == '\t' || c >= 0x80) ++good;
+    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ++letters;
+    if (c == ' ' || c == '/' || c == '.' || c == '_') ++spaces;
+  }
+  return good * 100 >= s.size() * 95 && letters * 2 >= s.size() && spaces > 0;
+}
+
+struct blob {
+  std::size_t begin, end;
+  std::string decoded;
+  const char* encoding;
+};
+
+std::vector<blob> find_encoded_blobs(std::string_view raw) {
+  std::vector<blob> found;
+  const auto n = raw.size();
+  std::size_t i = 0;
+  while (i < n && found.size() < 8) {
+    auto c = static_cast<unsigned char>(raw[i]);
+    if (b64_value(c) < 0) { ++i; continue; }
+    std::size_t j = i;
+    bool upper = false, lower = false, digit = false;
+    while (j < n && (b64_value(static_cast<unsigned char>(raw[j])) >= 0)) {
+      unsigned char d = static_cast<unsigned char>(raw[j]);
+      upper |= d >= 'A' && d <= 'Z';
+      lower |= d >= 'a' && d <= 'z';
+      digit |= d >= '0' && d <= '9';
+      ++j;
+    }
+    std::size_t k = j;
+    while (k < n && raw[k] == '=' && k - j < 2) ++k;
+    const std::size_t len = j - i;
+    if (len >= 32) {
+      std::string_view run = raw.substr(i, len);
+      bool hex = std::all_of(run.begin(), run.end(), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)); });
+      std::string decoded;
+      const char* encoding = "base64";
+      if (hex && len % 2 == 0) {
+        encoding = "hex";
+        auto nibble = [](char ch) {
+          return ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10;
+        };
+        for (std::size_t p = 0; p + 1 < len; p += 2)
+          decoded.push_back(static_cast<char>(nibble(run[p]) * 16 + nibble(run[p + 1])));
+      } else if (upper && lower) {
+        decoded = base64_decode(run);
+      }
+      (void)digit;
+      if (mostly_printable_text(decoded)) found.push_back({i, k, std::move(decoded), encoding});
+    }
+    i = k > i ? k : i + 1;
+  }
+  return found;
+}
+
+// ---- URLs --------------------------------------------------------------------------------------
+
+struct url_hit {
+  std::size_t begin, end;
+  severity level;
+  double confidence;
+  std::string why;
+};
+
+bool is_private_ipv4(const std::array<int, 4>& q) {
+  return q[0] == 10 || q[0] == 127 || (q[0] == 192 && q[1] == 168) || (q[0] == 172 && q[1] >= 16 && q[1] <= 31) ||
+         (q[0] == 169 && q[1] == 254) || q[0] == 0;
+}
+
+std::vector<url_hit> find_suspicious_urls(std::string_view raw) {
+  std::vector<url_hit> hits;
+  std::size_t pos = 0;
+  while ((pos = raw.find("://", pos)) != std::string_view::npos && hits.size() < 8) {
+    std::size_t begin = pos;
+    while (begin > 0 && std::isalpha(static_cast<unsigned char>(raw[begin - 1]))) --begin;
+    std::string scheme(raw.substr(begin, pos - begin));
+    for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::size_t host_begin = pos + 3, end = host_begin;
+    while (end < raw.size() && !std::isspace(static_cast<unsigned char>(raw[end])) && raw[end] != '"' &&
+           raw[end] != '\'' && raw[end] != '<' && raw[end] != '>' && raw[end] != ')' && raw[end] != '`')
+      ++end;
+    pos = end;
+    if (scheme != "http" && scheme != "https" && scheme != "ws" && scheme != "wss" && scheme != "ftp") continue;
+    std::string_view rest = raw.substr(host_begin, end - host_begin);
+    std::size_t host_end = rest.find_first_of("/?#");
+    std::string host(rest.substr(0, host_end));
+    if (auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
+    if (!host.empty() && host[0] == '[') {
+      if (host.rfind("[::1]", 0) != 0) hits.push_back({begin, end, severity::medium, 0.6, "raw IPv6 address endpoint"});
+      continue;
+    }
+    if (auto colon = host.find(':'); colon != std::string::npos) host.resize(colon);
+    for (auto& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    while (!host.empty() && host.back() == '.') host.pop_back();
+    std::array<int, 4> quad{};
+    int parsed = std::sscanf(host.c_str(), "%d.%d.%d.%d", &quad[0], &quad[1], &quad[2], &quad[3]);
+    bool is_ip = parsed == 4 && std::all_of(host.begin(), host.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+    std::string path_lower(rest.substr(std::min(rest.size(), host_end == std::string_view::npos ? rest.size() : host_end)));
+    for (auto& c : path_lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (is_ip) {
+      if (!is_private_ipv4(quad)) hits.push_back({begin, end, severity::medium, 0.65, "endpoint is a raw public IP address"});
+      continue;
+    }
+    // Services whose purpose is catching requests, tunnelling to a laptop, or anonymous pastes.
+    auto host_has = [&](std::string_view token) {
+      std::size_t p = 0;
+      while ((p = host.find(token, p)) != std::string::npos) {
+        bool left = p == 0 || host[p - 1] == '.' || host[p - 1] == '-';
+        std::size_t e = p + token.size();
+        bool right = e == host.size() || host[e] == '.' || host[e] == '-' || std::isdigit(static_cast<unsigned char>(host[e]));
+        if (left && right) return true;
+        ++p;
+      }
+      return false;
+    };
+    auto host_is = [&](std::string_view suffix) {
+      return host == suffix || (host.size() > suffix.size() && host.ends_with(suffix) && host[host.size() - suffix.size() - 1] == '.');
+    };
+    bool catcher = false;
+    for (std::string_view token : {"ngrok", "ngrok-free", "webhook", "webhooks", "requestbin", "pipedream", "pastebin",
+                                   "hastebin", "ghostbin", "burpcollaborator", "oastify", "oast", "interactsh",
+                                   "trycloudflare", "serveo", "localtunnel", "beeceptor", "hookbin", "mockbin",
+                                   "requestcatcher", "canarytokens", "dnslog", "exfil", "collector", "duckdns"})
+      if (host_has(token)) catcher = true;
+    for (std::string_view suffix : {"loca.lt", "transfer.sh", "file.io", "0x0.st", "paste.ee", "rentry.co", "termbin.com",
+                                    "webhook.site", "ptpb.pw"})
+      if (host_is(suffix)) catcher = true;
+    if ((host_is("discord.com") || host_is("discordapp.com")) && path_lower.find("/api/webhooks") != std::string::npos) catcher = true;
+    if (host_is("api.telegram.org") && path_lower.find("/bot") != std::string::npos) catcher = true;
+    if (catcher) {
+      hits.push_back({begin, end, severity::medium, 0.7, "endpoint on a request-catcher, tunnel or paste service"});
+      continue;
+    }
+    for (std::string_view shortener : {"bit.ly", "tinyurl.com", "is.gd", "cutt.ly", "rebrand.ly", "t.ly", "goo.gl"})
+      if (host_is(shortener)) hits.push_back({begin, end, severity::low, 0.5, "shortened URL hides its destination"});
+    if (host.find("xn--") != std::string::npos)
+      hits.push_back({begin, end, severity::low, 0.5, "internationalised (punycode) host name"});
+  }
+  return hits;
+}
+
+// ---- tool references ---------------------------------------------------------------------------
+
+// Identifier-like tokens of the normalised text (snake_case, dotted, or quoted names).
+std::set<std::string> identifier_tokens(std::string_view s) {
+  std::set<std::string> tokens;
+  std::size_t i = 0;
+  while (i < s.size() && tokens.size() < 512) {
+    auto is_id = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'; };
+    if (!is_id(s[i])) { ++i; continue; }
+    std::size_t j = i;
+    while (j < s.size() && is_id(s[j])) ++j;
+    std::string token(s.substr(i, j - i));
+    while (!token.empty() && (token.back() == '.' || token.back() == '-')) token.pop_back();
+    if (token.size() >= 3) tokens.insert(std::move(token));
+    i = j;
+  }
+  return tokens;
+}
+
+std::string lower_ascii(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// ---- the evaluator -----------------------------------------------------------------------------
+
+class evaluator {
+ public:
+  evaluator(std::string_view raw, const field_context& context) : raw_(raw), context_(context), norm_(text::normalize(raw)) {}
+
+  injection_result run() {
+    const auto& b = bank();
+    std::string_view view = norm_.view();
+    if (view.size() >= 6 && b.set) {
+      re2::RE2::Set::ErrorInfo info{};
+      matched_.clear();
+      bool any = b.set->Match(view, &matched_, &info);
+      bool from_set = true;
+      if (!any && info.kind != re2::RE2::Set::kNoError) {
+        from_set = false;
+        // The DFA ran out of memory: fall back to the single patterns, slower but complete.
+        matched_.clear();
+        for (std::size_t i = 0; i < b.singles.size(); ++i)
+          if (re2::RE2::PartialMatch(view, *b.singles[i])) matched_.push_back(static_cast<int>(i));
+      }
+      if (from_set)
+        for (int& index : matched_) index = b.pattern_of[static_cast<std::size_t>(index)];
+      for (int index : matched_) result_.signals.set(static_cast<std::size_t>(patterns[index].sig));
+    }
+    evaluate();
+    procedural_checks();
+    return std::move(result_);
+  }
+
+ private:
+  bool has(signal s) const { return result_.signals.test(static_cast<std::size_t>(s)); }
+
+  // Raw byte range of the first match of any pattern of signal s.
+  std::optional<std::pair<std::size_t, std::size_t>> span(signal s) const {
+    const auto& b = bank();
+    std::optional<std::pair<std::size_t, std::size_t>> best;
+    for (int index : matched_) {
+      if (patterns[index].sig != s) continue;
+      re2::StringPiece whole(norm_.view().data(), norm_.view().size()), capture;
+      if (re2::RE2::PartialMatch(whole, *b.singles[static_cast<std::size_t>(index)], &capture)) {
+        auto nb = static_cast<std::size_t>(capture.data() - whole.data());
+        std::pair<std::size_t, std::size_t> r{norm_.original_offset(nb), norm_.original_offset(nb + capture.size())};
+        if (!best || r.first < best->first) best = r;
+      }
+    }
+    return best;
+  }
+
+  void add(std::string_view rule, severity level, double confidence, std::initializer_list<signal> evidence_from,
+           std::string message) {
+    std::pair<std::size_t, std::size_t> where{0, std::min<std::size_t>(raw_.size(), 80)};
+    for (signal s : evidence_from)
+      if (has(s))
+        if (auto r = span(s)) { where = *r; break; }
+    for (auto& existing : result_.hits)
+      if (existing.rule_id == rule) {
+        if (level > existing.level) { existing.level = level; existing.confidence = confidence; existing.message = message; }
+        return;
+      }
+    result_.hits.push_back({rule, level, confidence, where.first, where.second, {}, std::move(message)});
+  }
+
+  // Sensitive mentions negated in the same sentence ("paths under ~/.ssh are rejected") do not count.
+  bool sensitive_is_refused() const {
+    if (!has(signal::refuse)) return false;
+    auto sensitive = span(signal::sensitive_path);
+    auto refusal = span(signal::refuse);
+    if (!sensitive || !refusal) return false;
+    auto sentence_of = [&](std::size_t offset) {
+      std::size_t start = offset, stop = offset;
+      while (start > 0 && raw_[start - 1] != '\n' && !(raw_[start - 1] == '.' && start < raw_.size() && raw_[start] == ' ')) --start;
+      while (stop < raw_.size() && raw_[stop] != '\n' && !(raw_[stop] == '.' && (stop + 1 == raw_.size() || raw_[stop + 1] == ' '))) ++stop;
+      return std::pair{start, stop};
+    };
+    auto s1 = sentence_of(sensitive->first);
+    return refusal->first >= s1.first && refusal->first <= s1.second;
+  }
+
+  void evaluate() {
+    using enum severity;
+    const bool param = context_.role == field_role::parameter_description || context_.role == field_role::schema_text;
+    const bool sensitive = has(sensitive_path) && !sensitive_is_refused();
+    const bool strong_grab = sensitive || has(convo_self) || has(context_data) || has(self_context) || has(model_self) ||
+                             has(read_secret);
+    const bool weak_grab = has(history_weak) || has(secret_noun) || has(env_vars) || has(user_data) || has(sys_prompt);
+    const bool moves = has(move_param) || has(move_out) || has(also_sink);
+    const bool grab = strong_grab || (weak_grab && (moves || has(oblige_strong) || has(conceal)));
+    const bool hides = has(conceal);
+    const bool any_conceal = hides || has(conceal_weak) || has(consent_skip);
+    const bool orders = has(oblige) || has(oblige_strong) || has(address_model);
+    const bool authority_voice = has(authority) || has(tag_strong) || has(tag_weak) || has(impersonation) || has(role_token);
+
+    // Families for the compound rule: each is an independent kind of evidence.
+    int families = 0, core = 0;
+    auto family = [&](bool present, bool is_core) { families += present; core += present && is_core; };
+    family(has(address_model) || has(role_token), false);
+    family(has(oblige_strong), false);
+    family(has(authority) || has(tag_weak) || has(role_line), false);
+    family(has(tag_strong) || has(impersonation), true);
+    family(any_conceal, hides);
+    family(has(override_), true);
+    family(has(seq_global), false);
+    family(grab, strong_grab);
+    family(moves || has(url_data), has(move_out) || has(url_data));
+    family(has(redirect) || has(redirect_weak), has(redirect));
+    family(has(hijack_strong) || has(hijack_weak) || has(deprecate), has(hijack_strong));
+
+    if (has(tag_strong)) {
+      bool directive = orders || any_conceal || has(override_) || has(seq_global) || grab || moves || has(redirect) ||
+                       has(hijack_strong) || has(hijack_weak);
+      add("poison.pseudo-tag", directive ? high : medium, directive ? 0.9 : 0.6, {tag_strong},
+          directive ? "authority-styled tag wrapping instructions to the model" : "authority-styled tag addressed to the model");
+    } else if ((has(tag_weak) || has(html_comment) || has(role_line)) &&
+               (hides || has(override_) || strong_grab || has(redirect) || has(move_out) || has(hijack_strong) ||
+                (has(seq_global) && (grab || moves)))) {
+      add("poison.pseudo-tag", high, 0.8, {html_comment, tag_weak, role_line},
+          has(html_comment) ? "HTML comment hides instructions from rendered views" : "tag or role marker framing instructions");
+    }
+    if (has(role_token) || has(impersonation)) {
+      add("poison.impersonation", high, has(role_token) ? 0.9 : 0.8, {role_token, impersonation},
+          has(role_token) ? "chat-template token makes text look like a conversation turn"
+                          : "text speaks as the user, the system or an error demanding an action");
+    }
+    if (has(override_)) add("poison.instruction-override", high, 0.9, {override_}, "tells the model to set aside its instructions or the user's");
+    if (hides) {
+      bool with_action = orders || moves || grab || has(redirect) || has(redirect_weak) || has(seq_global) || authority_voice ||
+                         has(hijack_strong);
+      add("poison.concealment", with_action ? high : medium, with_action ? 0.9 : 0.7, {conceal},
+          "asks to keep something from the user");
+    }
+    if (sensitive) {
+      bool demanded = orders || has(seq_global) || moves || any_conceal || has(authority) || has(read_secret) || has(seq_local);
+      if (demanded)
+        add("poison.sensitive-target", high, 0.85, {sensitive_path, read_secret}, "directs the model at credential or configuration files");
+      else
+        add("poison.sensitive-target", low, 0.4, {sensitive_path}, "mentions a credential or configuration path");
+    } else if (has(read_secret) && (moves || any_conceal || has(seq_global)) && !has(refuse)) {
+      add("poison.sensitive-target", high, 0.75, {read_secret}, "asks the model to collect secrets and pass them on");
+    }
+    const bool self_grab = has(convo_self) || has(context_data) || has(self_context) || has(model_self);
+    if (self_grab) {
+      bool demanded = moves || orders || param || has(seq_global) || any_conceal || authority_voice;
+      if (demanded)
+        add("poison.context-solicitation", high, param ? 0.85 : 0.8, {model_self, self_context, convo_self, context_data},
+            has(model_self) ? "asks the model to disclose which model it is" : "asks for the conversation, prompt or earlier results");
+      else
+        add("poison.context-solicitation", low, 0.4, {convo_self, context_data, self_context, model_self},
+            "refers to the model's conversation or context");
+    } else if ((has(history_weak) || (has(sys_prompt) && has(move_param))) && (moves || param) && (orders || any_conceal)) {
+      add("poison.context-solicitation", medium, 0.6, {history_weak, sys_prompt}, "asks for the conversation history");
+    }
+    if (param && (self_grab || (sensitive && moves) || (has(secret_noun) && (any_conceal || has(seq_global))))) {
+      add("poison.exfil-parameter", high, 0.85, {model_self, convo_self, context_data, self_context, sensitive_path, secret_noun},
+          "parameter description asks for data the tool has no use for");
+    }
+    if (has(redirect)) {
+      bool firm = any_conceal || orders || has(seq_global) || authority_voice || has(redirect_weak);
+      add("poison.redirection", firm ? high : medium, firm ? 0.85 : 0.6, {redirect}, "substitutes a value the user chose");
+    } else if (has(redirect_weak) && any_conceal && (orders || authority_voice)) {
+      add("poison.redirection", high, 0.75, {redirect_weak}, "quietly swaps a recipient, account or target");
+    }
+    if (has(seq_global)) {
+      if (grab || has(secret_noun) || hides || has(move_out) || has(url_data) || has(override_))
+        add("poison.forced-sequencing", high, 0.85, {seq_global}, "demands a data-carrying step before anything else");
+      else if (authority_voice || has(hijack_strong) || has(hijack_weak))
+        add("poison.forced-sequencing", medium, 0.6, {seq_global}, "demands a step before every other action");
+    } else if ((has(seq_local) || has(cross_cue)) && has(authority) && (orders || has(oblige_strong))) {
+      // Policy-styled ordering around a specific tool ("SECURITY PROTOCOL: before X you must ...").
+      bool carries = has(move_param) || grab || has(secret_noun) || any_conceal || has(move_out);
+      add("poison.forced-sequencing", carries ? high : medium, carries ? 0.8 : 0.6, {seq_local, cross_cue},
+          "policy-styled order to run extra steps around another tool");
+    }
+    if (has(hijack_strong)) {
+      add("poison.tool-hijack", (any_conceal || authority_voice || has(deprecate)) ? high : medium, 0.75, {hijack_strong},
+          "tells the model not to use other tools");
+    } else if (has(hijack_weak) || has(deprecate)) {
+      bool firm = any_conceal || authority_voice || has(seq_global);
+      bool both = has(hijack_weak) && has(deprecate);
+      add("poison.tool-hijack", firm ? high : both ? medium : low, firm ? 0.75 : both ? 0.6 : 0.45, {hijack_weak, deprecate},
+          "steers the model toward or away from particular tools");
+    }
+    if (has(decode_exec)) add("poison.encoded-payload", high, 0.85, {decode_exec}, "asks the model to decode something and act on it");
+    if (has(shell_danger)) {
+      bool pushed = orders || any_conceal || has(seq_global) || authority_voice;
+      add("poison.shell-command", pushed ? critical : high, pushed ? 0.85 : 0.75, {shell_danger},
+          "dangerous shell command shape in text the model reads");
+    }
+    if (has(url_data)) {
+      add("poison.suspicious-url", high, 0.8, {url_data}, "URL meant to be filled with data by the model");
+    }
+    if (has(move_out) && (grab || any_conceal || has(secret_noun)) && !has(refuse)) {
+      add("poison.exfil-parameter", high, 0.8, {move_out}, "asks to send data to an outside destination");
+    }
+
+    // Compound escalation: the shape of poisoning without any particular phrase.
+    const bool classic = hides && grab && (moves || orders || has(seq_global) || authority_voice);
+    const bool policy_styled = (has(authority) || has(tag_weak)) && grab && (any_conceal || has(seq_global) || has(oblige_strong));
+    if ((families >= 4 && core >= 1) || classic || policy_styled) {
+      add("poison.compound-injection", critical, 0.9, {conceal, authority, oblige_strong, convo_self, seq_global, tag_strong},
+          "several independent injection signals in one text: " + std::to_string(families) + " families");
+    } else if (families >= 3 && core >= 1) {
+      add("poison.compound-injection", high, 0.7, {conceal, authority, oblige_strong, convo_self, seq_global, tag_strong},
+          "several independent injection signals in one text: " + std::to_string(families) + " families");
+    }
+  }
+
+  void procedural_checks() {
+    using enum severity;
+    // Tool references: instructions about a different tool.
+    if (has(cross_cue) && context_.role != field_role::name) {
+      auto tokens = identifier_tokens(norm_.view());
+      std::string own = lower_ascii(context_.own_name);
+      std::string referenced_sibling, referenced_foreign;
+      auto scan_list = [&](const std::vector<std::string>* names, std::string& out) {
+        if (!names) return;
+        for (const auto& name : *names) {
+          std::string lname = lower_ascii(name);
+          if (lname == own || lname.size() < 4) continue;
+          if (tokens.count(lname)) { out = name; return; }
+        }
+      };
+      scan_list(context_.foreign_tools, referenced_foreign);
+      scan_list(context_.sibling_tools, referenced_sibling);
+      // "the X tool" where X is not this tool and not a sibling: likely another server's tool.
+      std::string unknown;
+      if (referenced_foreign.empty() && referenced_sibling.empty()) {
+        static const re2::RE2 named(R"((?:\b(?:the|for|to|with|calling|using|invoking|call|use|invoke)\s+)[`'"]?([a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+)[`'"]?)",
+                                    bank_options());
+        re2::StringPiece input(norm_.view().data(), norm_.view().size());
+        std::string name;
+        while (re2::RE2::FindAndConsume(&input, named, &name)) {
+          if (name != own && !(context_.sibling_tools && std::any_of(context_.sibling_tools->begin(), context_.sibling_tools->end(),
+                                                                      [&](const std::string& s) { return lower_ascii(s) == name; }))) {
+            unknown = name;
+            break;
+          }
+        }
+      }
+      const bool tampering = has(also_sink) || has(redirect) || has(redirect_weak) || has(conceal) || has(move_out) ||
+                             (has(move_param) && (has(authority) || has(oblige_strong) || has(oblige))) ||
+                             has(dest_email) || has(sensitive_path) || has(convo_self) || has(context_data) || has(override_);
+      std::string target = !referenced_foreign.empty() ? referenced_foreign : !referenced_sibling.empty() ? referenced_sibling : unknown;
+      if (!target.empty() && tampering) {
+        bool foreign = !referenced_foreign.empty();
+        add(foreign ? "shadow.cross-server-instruction" : "poison.cross-tool-instruction", high, foreign ? 0.85 : 0.75,
+            {cross_cue, also_sink, redirect}, "gives instructions that change how '" + target + "' is used");
+      } else if (!referenced_foreign.empty() && (has(oblige) || has(oblige_strong) || has(seq_global))) {
+        add("shadow.cross-server-instruction", medium, 0.6, {cross_cue},
+            "gives instructions about '" + referenced_foreign + "', a tool of another server");
+      }
+    }
+
+    // Embedded secrets (raw text, case-sensitive).
+    if (raw_.size() >= 20) {
+      for (const auto& pattern : secrets().patterns) {
+        re2::StringPiece input(raw_.data(), raw_.size()), match;
+        if (!pattern->ok() || !re2::RE2::PartialMatch(input, *pattern, &match)) continue;
+        // The last token of a match is the secret body; placeholders do not count.
+        std::string_view body(match.data(), match.size());
+        if (auto sep = body.find_last_of(":= "); sep != std::string_view::npos && sep + 1 < body.size()) body = body.substr(sep + 1);
+        if (body.find("PRIVATE KEY") == std::string_view::npos && looks_like_placeholder(body)) continue;
+        auto b = static_cast<std::size_t>(match.data() - raw_.data());
+        result_.hits.push_back({"poison.embedded-secret", severity::medium, 0.8, b, b + match.size(), {},
+                                "string looks like a live credential"});
+        break;
+      }
+    }
+
+    // Encoded blobs: decode, show, and analyse the decoded text like any other.
+    if (raw_.size() >= 32 && context_.depth < 2) {
+      for (auto& blob : find_encoded_blobs(raw_)) {
+        field_context inner = context_;
+        inner.depth = context_.depth + 1;
+        auto nested = inspect_injection(blob.decoded, inner);
+        severity worst = severity::info;
+        for (auto& h : nested.hits) worst = std::max(worst, h.level);
+        severity level = worst >= severity::medium ? critical : has(decode_exec) ? high : low;
+        double confidence = worst >= severity::medium ? 0.9 : has(decode_exec) ? 0.85 : 0.4;
+        std::string message = std::string(blob.encoding) + " text decodes to readable text";
+        if (worst >= severity::medium) message += " that itself contains instructions to the model";
+        bool merged = false;
+        for (auto& existing : result_.hits)
+          if (existing.rule_id == "poison.encoded-payload") {
+            if (level >= existing.level) { existing.level = level; existing.confidence = confidence; existing.message = message; }
+            existing.decoded = blob.decoded.substr(0, 400);
+            merged = true;
+          }
+        if (!merged)
+          result_.hits.push_back({"poison.encoded-payload", level, confidence, blob.begin, blob.end, blob.decoded.substr(0, 400), message});
+        break;
+      }
+    }
+
+    // Suspicious endpoints.
+    if (raw_.find("://") != std::string_view::npos) {
+      const bool sending = has(move_out) || has(move_param) || has(also_sink) || has(conceal) || has(convo_self) ||
+                           has(context_data) || has(sensitive_path) || has(oblige_strong);
+      for (auto& u : find_suspicious_urls(raw_)) {
+        severity level = u.level;
+        double confidence = u.confidence;
+        if (sending && level >= medium) { level = high; confidence = 0.85; }
+        bool merged = false;
+        for (auto& existing : result_.hits)
+          if (existing.rule_id == "poison.suspicious-url") {
+            if (level > existing.level) { existing.level = level; existing.confidence = confidence; existing.message = u.why; }
+            merged = true;
+          }
+        if (!merged) result_.hits.push_back({"poison.suspicious-url", level, confidence, u.begin, u.end, {}, u.why});
+      }
+    }
+  }
+
+  std::string_view raw_;
+  const field_context& context_;
+  text::normalized norm_;
+  std::vector<int> matched_;
+  injection_result result_;
+};
+
+}  // namespace
+
+injection_result inspect_injection(std::string_view raw, const field_context& context) {
+  evaluator e(raw, context);
+  return e.run();
+}
+
+std::vector<std::string> injection_pattern_errors() {
+  auto errors = bank().errors;
+  for (std::size_t i = 0; i < secrets().patterns.size(); ++i)
+    if (!secrets().patterns[i]->ok()) errors.push_back(std::string(secret_patterns[i]) + ": " + secrets().patterns[i]->error());
+  return errors;
+}
+
+}  // namespace warden::analysis

@@ -1,0 +1,71 @@
+#pragma once
+// Poisoning / prompt-injection detectors over one LLM-visible text. Text is normalised first
+// (analysis/text.hpp) and scanned once by a multi-pattern RE2 set for weak *signals* (who is
+// addressed, what is demanded, what is hidden, where data goes); rules fire on combinations of
+// signals, never on a single phrase. Pure, linear time in the input, thread-safe.
+#include <bitset>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/finding.hpp"
+
+namespace warden::analysis {
+
+// Where the text sits; some rules read differently in a parameter description than in a result.
+enum class field_role : std::uint8_t {
+  server_text,            // server instructions, server info
+  tool_description,       // tool/prompt/resource description or title
+  name,                   // tool, prompt, resource, argument names
+  parameter_description,  // description/title of a schema property or prompt argument
+  schema_text,            // other schema strings: enum values, defaults, examples, patterns
+  annotation,             // tool annotations (title etc.)
+  result,                 // runtime text: tool results, resource reads, prompt bodies
+};
+
+struct field_context {
+  field_role role = field_role::tool_description;
+  std::string_view own_name;                            // the item this text belongs to
+  const std::vector<std::string>* sibling_tools = nullptr;  // tool names of the same server
+  const std::vector<std::string>* foreign_tools = nullptr;  // tool names of other servers
+  int depth = 0;                                        // nesting of decoded payload analysis
+};
+
+struct text_hit {
+  std::string_view rule_id;
+  severity level = severity::low;
+  double confidence = 0.5;
+  std::size_t begin = 0, end = 0;  // byte range in the raw text (for the evidence excerpt)
+  std::string decoded;
+  std::string message;
+};
+
+// Signals seen in a text, for callers that combine evidence across fields of one tool.
+enum class signal : std::uint8_t {
+  tag_strong, tag_weak, html_comment, role_token, role_line,
+  address_model, oblige, oblige_strong, authority,
+  conceal, conceal_weak, consent_skip,
+  override_, impersonation,
+  seq_global, seq_local,
+  sensitive_path, secret_noun, env_vars, refuse,
+  convo_self, history_weak, context_data, self_context, sys_prompt, model_self, user_data,
+  move_param, move_out, also_sink, read_secret, dest_email,
+  redirect, redirect_weak,
+  hijack_strong, hijack_weak, deprecate,
+  cross_cue, decode_exec, shell_danger, url_data,
+  count_
+};
+using signal_set = std::bitset<static_cast<std::size_t>(signal::count_)>;
+
+struct injection_result {
+  std::vector<text_hit> hits;
+  signal_set signals;
+};
+
+injection_result inspect_injection(std::string_view raw, const field_context& context);
+
+// For tests and start-up checks: every pattern compiled (empty when all is well).
+std::vector<std::string> injection_pattern_errors();
+
+}  // namespace warden::analysis

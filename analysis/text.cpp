@@ -1,0 +1,338 @@
+#include "analysis/text.hpp"
+
+#include <unicode/normalizer2.h>
+#include <unicode/uchar.h>
+#include <unicode/unistr.h>
+#include <unicode/uspoof.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <unordered_map>
+
+namespace warden::analysis::text {
+
+char32_t decode_utf8(std::string_view s, std::size_t& pos) noexcept {
+  const auto n = s.size();
+  const auto b0 = static_cast<unsigned char>(s[pos]);
+  if (b0 < 0x80) { ++pos; return b0; }
+  auto cont = [&](std::size_t k) -> int {
+    if (pos + k >= n) return -1;
+    auto b = static_cast<unsigned char>(s[pos + k]);
+    return (b & 0xC0) == 0x80 ? (b & 0x3F) : -1;
+  };
+  char32_t cp = 0;
+  std::size_t len = 0;
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    int c1 = cont(1);
+    if (c1 < 0) { ++pos; return invalid_code_point; }
+    cp = (char32_t(b0 & 0x1F) << 6) | char32_t(c1);
+    len = 2;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    int c1 = cont(1), c2 = cont(2);
+    if (c1 < 0 || c2 < 0) { ++pos; return invalid_code_point; }
+    cp = (char32_t(b0 & 0x0F) << 12) | (char32_t(c1) << 6) | char32_t(c2);
+    if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)) { ++pos; return invalid_code_point; }
+    len = 3;
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    int c1 = cont(1), c2 = cont(2), c3 = cont(3);
+    if (c1 < 0 || c2 < 0 || c3 < 0) { ++pos; return invalid_code_point; }
+    cp = (char32_t(b0 & 0x07) << 18) | (char32_t(c1) << 12) | (char32_t(c2) << 6) | char32_t(c3);
+    if (cp < 0x10000 || cp > 0x10FFFF) { ++pos; return invalid_code_point; }
+    len = 4;
+  } else {
+    ++pos;
+    return invalid_code_point;
+  }
+  pos += len;
+  return cp;
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp <= 0x10FFFF) {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+bool is_ascii(std::string_view s) noexcept {
+  // Eight bytes at a time: the common case is long plain-ASCII text.
+  std::size_t i = 0;
+  const auto n = s.size();
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t word;
+    __builtin_memcpy(&word, s.data() + i, 8);
+    if (word & 0x8080808080808080ull) return false;
+  }
+  for (; i < n; ++i)
+    if (static_cast<unsigned char>(s[i]) & 0x80) return false;
+  return true;
+}
+
+bool is_valid_utf8(std::string_view s) noexcept {
+  if (is_ascii(s)) return true;
+  for (std::size_t i = 0; i < s.size();)
+    if (decode_utf8(s, i) == invalid_code_point) return false;
+  return true;
+}
+
+namespace {
+
+struct icu_tools {
+  const icu::Normalizer2* nfkc_cf = nullptr;
+  USpoofChecker* skeleton_checker = nullptr;     // only used for skeletons
+  USpoofChecker* restriction_checker = nullptr;  // highly restrictive + invisible checks
+
+  icu_tools() {
+    UErrorCode status = U_ZERO_ERROR;
+    nfkc_cf = icu::Normalizer2::getNFKCCasefoldInstance(status);
+    if (U_FAILURE(status)) nfkc_cf = nullptr;
+    status = U_ZERO_ERROR;
+    skeleton_checker = uspoof_open(&status);
+    if (U_FAILURE(status)) skeleton_checker = nullptr;
+    status = U_ZERO_ERROR;
+    restriction_checker = uspoof_open(&status);
+    if (U_SUCCESS(status)) {
+      uspoof_setChecks(restriction_checker, USPOOF_RESTRICTION_LEVEL | USPOOF_INVISIBLE | USPOOF_MIXED_NUMBERS,
+                       &status);
+      uspoof_setRestrictionLevel(restriction_checker, USPOOF_HIGHLY_RESTRICTIVE);
+    }
+    if (U_FAILURE(status)) restriction_checker = nullptr;
+  }
+  // Process-lifetime singletons: never closed, so no destruction-order issues at exit.
+};
+
+const icu_tools& icu() {
+  static const icu_tools tools;
+  return tools;
+}
+
+std::string icu_skeleton(std::string_view utf8) {
+  const auto* checker = icu().skeleton_checker;
+  if (!checker || utf8.size() > 1 << 20) return std::string(utf8);
+  UErrorCode status = U_ZERO_ERROR;
+  std::string out(utf8.size() * 3 + 16, '\0');
+  auto len = uspoof_getSkeletonUTF8(checker, 0, utf8.data(), static_cast<int32_t>(utf8.size()), out.data(),
+                                    static_cast<int32_t>(out.size()), &status);
+  if (status == U_BUFFER_OVERFLOW_ERROR) {
+    status = U_ZERO_ERROR;
+    out.assign(static_cast<std::size_t>(len) + 1, '\0');
+    len = uspoof_getSkeletonUTF8(checker, 0, utf8.data(), static_cast<int32_t>(utf8.size()), out.data(),
+                                 static_cast<int32_t>(out.size()), &status);
+  }
+  if (U_FAILURE(status) || len < 0) return std::string(utf8);
+  out.resize(static_cast<std::size_t>(len));
+  return out;
+}
+
+// Folds one non-ASCII code point for matching: NFKC + case fold (drops default-ignorables), then
+// letters whose confusable skeleton is plain ASCII become that ASCII ("а" Cyrillic -> "a").
+const std::string& fold_code_point(char32_t cp) {
+  thread_local std::unordered_map<char32_t, std::string> cache;
+  if (auto it = cache.find(cp); it != cache.end()) return it->second;
+  std::string folded;
+  const auto* nfkc = icu().nfkc_cf;
+  icu::UnicodeString source(static_cast<UChar32>(cp));
+  icu::UnicodeString normal;
+  UErrorCode status = U_ZERO_ERROR;
+  if (nfkc) normal = nfkc->normalize(source, status);
+  if (!nfkc || U_FAILURE(status)) normal = source;
+  for (int32_t i = 0; i < normal.length();) {
+    UChar32 c = normal.char32At(i);
+    i += U16_LENGTH(c);
+    if (c < 0x80) {
+      folded.push_back(static_cast<char>(c));
+      continue;
+    }
+    std::string one;
+    append_utf8(one, static_cast<char32_t>(c));
+    std::string skel = icu_skeleton(one);
+    std::string ascii;
+    bool all_ascii = true;
+    for (std::size_t k = 0; k < skel.size();) {
+      char32_t s = decode_utf8(skel, k);
+      if (s == invalid_code_point) { all_ascii = false; break; }
+      if (u_charType(static_cast<UChar32>(s)) == U_NON_SPACING_MARK) continue;  // accents
+      if (s >= 0x80) { all_ascii = false; break; }
+      ascii.push_back(static_cast<char>(s >= 'A' && s <= 'Z' ? s + 32 : s));
+    }
+    // Only letters and digits are folded: punctuation skeletons would turn honest symbols into
+    // syntax the patterns care about.
+    bool alnum = u_isalnum(c) != 0;
+    folded += (all_ascii && alnum && !ascii.empty()) ? ascii : one;
+  }
+  if (cache.size() > 65536) cache.clear();  // bounded memory on adversarial inputs
+  return cache.emplace(cp, std::move(folded)).first->second;
+}
+
+bool is_invisible_or_odd(char32_t cp) {
+  if (cp < 0x20 || cp == 0x7F) return true;
+  if (cp < 0x80) return false;
+  if (cp <= 0x9F) return true;  // C1
+  auto c = static_cast<UChar32>(cp);
+  if (u_hasBinaryProperty(c, UCHAR_DEFAULT_IGNORABLE_CODE_POINT)) return true;
+  auto type = u_charType(c);
+  if (type == U_FORMAT_CHAR || type == U_PRIVATE_USE_CHAR || type == U_UNASSIGNED || type == U_LINE_SEPARATOR ||
+      type == U_PARAGRAPH_SEPARATOR || type == U_SPACE_SEPARATOR || type == U_CONTROL_CHAR || type == U_SURROGATE)
+    return true;
+  if (u_hasBinaryProperty(c, UCHAR_VARIATION_SELECTOR)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::size_t normalized::original_offset(std::size_t i) const noexcept {
+  if (identity_) return std::min(i, raw_size_);
+  if (i >= origin_.size()) return raw_size_;
+  return origin_[i];
+}
+
+normalized normalize(std::string_view raw) {
+  normalized out;
+  out.raw_size_ = raw.size();
+  if (is_ascii(raw)) {
+    out.view_ = raw;
+    out.identity_ = true;
+    return out;
+  }
+  out.identity_ = false;
+  out.owned_.reserve(raw.size());
+  out.origin_.reserve(raw.size() + 1);
+  for (std::size_t i = 0; i < raw.size();) {
+    const auto start = i;
+    const auto b = static_cast<unsigned char>(raw[i]);
+    if (b < 0x80) {
+      out.owned_.push_back(static_cast<char>(b >= 'A' && b <= 'Z' ? b + 32 : b));
+      out.origin_.push_back(static_cast<std::uint32_t>(start));
+      ++i;
+      continue;
+    }
+    char32_t cp = decode_utf8(raw, i);
+    if (cp == invalid_code_point) continue;  // reported by the hidden-text scan
+    const std::string& folded = fold_code_point(cp);
+    for (char c : folded) {
+      out.owned_.push_back(c);
+      out.origin_.push_back(static_cast<std::uint32_t>(start));
+    }
+  }
+  out.origin_.push_back(static_cast<std::uint32_t>(raw.size()));
+  out.view_ = out.owned_;
+  return out;
+}
+
+std::string skeleton(std::string_view raw) {
+  if (!is_valid_utf8(raw)) {
+    std::string lowered(raw);
+    for (auto& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lowered;
+  }
+  std::string skel = icu_skeleton(raw);
+  for (auto& c : skel)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  return skel;
+}
+
+bool fails_restriction(std::string_view utf8) {
+  const auto* checker = icu().restriction_checker;
+  if (!checker || !is_valid_utf8(utf8) || utf8.size() > 4096) return false;
+  UErrorCode status = U_ZERO_ERROR;
+  int32_t result = uspoof_checkUTF8(checker, utf8.data(), static_cast<int32_t>(utf8.size()), nullptr, &status);
+  return U_SUCCESS(status) && result != 0;
+}
+
+std::string make_visible(std::string_view raw, std::size_t max_bytes) {
+  std::string out;
+  out.reserve(std::min(raw.size(), max_bytes) + 16);
+  char buffer[48];
+  for (std::size_t i = 0; i < raw.size();) {
+    if (out.size() >= max_bytes) {
+      out += "\xE2\x80\xA6";  // ellipsis
+      break;
+    }
+    const auto b = static_cast<unsigned char>(raw[i]);
+    if (b == ' ') {
+      std::size_t j = i;
+      while (j < raw.size() && raw[j] == ' ') ++j;
+      if (j - i >= 8) {
+        std::snprintf(buffer, sizeof buffer, "<%zu spaces>", j - i);
+        out += buffer;
+      } else {
+        out.append(j - i, ' ');
+      }
+      i = j;
+      continue;
+    }
+    if (b == '\n') { out += "\\n"; ++i; continue; }
+    if (b == '\r') { out += "\\r"; ++i; continue; }
+    if (b == '\t') { out += "\\t"; ++i; continue; }
+    if (b < 0x20 || b == 0x7F) {
+      std::snprintf(buffer, sizeof buffer, "\\x%02x", b);
+      out += buffer;
+      ++i;
+      continue;
+    }
+    if (b < 0x80) { out.push_back(static_cast<char>(b)); ++i; continue; }
+    const auto start = i;
+    char32_t cp = decode_utf8(raw, i);
+    if (cp == invalid_code_point) {
+      std::snprintf(buffer, sizeof buffer, "\\x%02x", b);
+      out += buffer;
+      continue;
+    }
+    if (is_invisible_or_odd(cp)) {
+      std::snprintf(buffer, sizeof buffer, "<U+%04X>", static_cast<unsigned>(cp));
+      out += buffer;
+    } else {
+      out.append(raw.substr(start, i - start));
+    }
+  }
+  return out;
+}
+
+std::string excerpt(std::string_view raw, std::size_t begin, std::size_t end, std::size_t context,
+                    std::size_t max_bytes) {
+  begin = std::min(begin, raw.size());
+  end = std::clamp(end, begin, raw.size());
+  std::size_t from = begin > context ? begin - context : 0;
+  std::size_t to = std::min(raw.size(), end + context);
+  auto is_cont = [&](std::size_t k) { return k < raw.size() && (static_cast<unsigned char>(raw[k]) & 0xC0) == 0x80; };
+  while (from > 0 && is_cont(from)) --from;
+  while (to < raw.size() && is_cont(to)) ++to;
+  std::string out;
+  if (from > 0) out += "\xE2\x80\xA6";
+  out += make_visible(raw.substr(from, to - from), max_bytes);
+  if (to < raw.size() && out.size() < max_bytes + 8) out += "\xE2\x80\xA6";
+  return out;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t limit) {
+  if (a.size() > b.size()) std::swap(a, b);
+  if (b.size() - a.size() > limit) return limit + 1;
+  std::vector<std::size_t> prev(a.size() + 1), cur(a.size() + 1);
+  for (std::size_t i = 0; i <= a.size(); ++i) prev[i] = i;
+  for (std::size_t j = 1; j <= b.size(); ++j) {
+    cur[0] = j;
+    std::size_t row_min = cur[0];
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      cur[i] = std::min({prev[i] + 1, cur[i - 1] + 1, prev[i - 1] + cost});
+      row_min = std::min(row_min, cur[i]);
+    }
+    if (row_min > limit) return limit + 1;
+    std::swap(prev, cur);
+  }
+  return prev[a.size()];
+}
+
+}  // namespace warden::analysis::text
