@@ -59,18 +59,33 @@ describe('shutdown', () => {
     } finally { await reap(peer); }
   });
 
-  test('client EOF with server-everything (does not exit on EOF): SIGTERM after the stdin grace, no orphan', T, async () => {
+  test('client EOF with server-everything: it exits by itself (status 0), so does the proxy', T, async () => {
+    let peer;
+    try {
+      peer = await proxy(everythingSpec(), ['--stdin-grace-ms', '5000']);
+      await rawHandshake(peer);
+      const t0 = Date.now();
+      peer.endInput();
+      const exit = await peer.waitExit(8000);
+      assert.equal(exit.code, 0, `proxy exit ${JSON.stringify(exit)}`);
+      assert.ok(Date.now() - t0 < 4000, 'proxy waited for the grace time although the server had exited');
+      await waitPidGone(peer.serverPid, 2000);
+    } finally { await reap(peer); }
+  });
+
+  test('client EOF while server-everything awaits a roots/list answer (it then ignores EOF): SIGTERM after the stdin grace', T, async () => {
     let peer;
     try {
       peer = await proxy(everythingSpec(), ['--stdin-grace-ms', '300', '--term-grace-ms', '3000']);
-      await rawHandshake(peer);
+      await rawHandshake(peer, { capabilities: { roots: {} } });
+      await peer.waitMessage((m) => m.method === 'roots/list', 5000, 'roots/list from the server');
       const t0 = Date.now();
       peer.endInput();
       const exit = await peer.waitExit(8000);
       const elapsed = Date.now() - t0;
       assert.ok(elapsed >= 250, `exited after ${elapsed} ms, before the stdin grace`);
       assert.ok(elapsed < 3000, `exited after ${elapsed} ms: SIGTERM should have ended server-everything well before SIGKILL`);
-      assert.ok(exit.code !== null || exit.signal !== null);
+      assert.ok(exit.code !== 0, `server-everything was terminated by a signal; status 0 hides that: ${JSON.stringify(exit)}`);
       await waitPidGone(peer.serverPid, 2000);
     } finally { await reap(peer); }
   });
