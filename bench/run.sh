@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Reproduces every benchmark of docs/benchmarks.md with one command:
+#   bench/run.sh            full run (~10 min on 2 cores): builds Release into build-bench/,
+#                           measures, writes docs/benchmarks.md and docs/benchmarks/*.svg
+#   bench/run.sh --smoke    every case with tiny counts (seconds), results to a temp dir only;
+#                           registered as the ctest test bench_smoke so that this code cannot rot
+# Options: --no-build, --build-dir DIR, --reps N (interleaved repetitions, medians reported),
+#          --out-dir DIR (raw results; default build-dir/bench-results), --no-callgrind, --no-doc.
+# Each case runs in the same invocation as its baseline (direct, C relay): compare ratios, not
+# absolute figures, as the machine is shared.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+smoke=0 build=1 callgrind=1 doc=1 reps=3
+build_dir=${WARDEN_BUILD_DIR:-build-bench}
+out_dir=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --smoke) smoke=1 ;;
+    --no-build) build=0 ;;
+    --build-dir) build_dir=$2; shift ;;
+    --reps) reps=$2; shift ;;
+    --out-dir) out_dir=$2; shift ;;
+    --no-callgrind) callgrind=0 ;;
+    --no-doc) doc=0 ;;
+    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+[[ $build_dir = /* ]] || build_dir=$root/$build_dir
+
+if [[ $build == 1 ]]; then
+  WARDEN_BUILD_DIR=$build_dir ./scripts/build.sh -DCMAKE_BUILD_TYPE=Release
+  cmake --build "$build_dir" --target bench_tools -j "${WARDEN_JOBS:-$(nproc)}"
+fi
+
+lg=$build_dir/bench/bench_load_generator
+echo_server=$build_dir/bench/bench_echo_server
+c_relay=$build_dir/bench/bench_c_relay
+warden=$build_dir/app/mcp-warden
+node_relay=(node "$root/bench/node_relay.mjs" --)
+everything_js=$root/tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+for tool in "$lg" "$echo_server" "$c_relay" "$warden"; do
+  [[ -x $tool ]] || { echo "run.sh: missing $tool (build first)" >&2; exit 1; }
+done
+have_node=0; command -v node >/dev/null && have_node=1
+have_everything=0; [[ $have_node == 1 && -f $everything_js ]] && have_everything=1
+have_valgrind=0; command -v valgrind >/dev/null && have_valgrind=1
+
+if [[ $smoke == 1 ]]; then
+  reps=1 lat_n=50 tp_n=500 ev_n=20 warm=10 startup_k=2 callgrind_n=50 doc=0
+  big_n=(20 5 2)
+  [[ -n $out_dir ]] || out_dir=$(mktemp -d)
+else
+  lat_n=5000 tp_n=200000 ev_n=2000 warm=500 startup_k=20 callgrind_n=2000
+  big_n=(2000 500 20)
+  [[ -n $out_dir ]] || out_dir=$build_dir/bench-results
+fi
+mkdir -p "$out_dir"
+results=$out_dir/results.txt
+: >"$results"
+
+# mcp-warden in its two passthrough configurations (info logging off: it goes to /dev/null anyway).
+warden_noenum=("$warden" --log-level warn --no-enumerate --)
+warden_default=("$warden" --log-level warn --)
+# The full path (policy + audit + result scan) once those options exist.
+warden_full=()
+if "$warden" --help 2>/dev/null | grep -q -- '--policy' && "$warden" --help 2>/dev/null | grep -q -- '--audit-log'; then
+  warden_full=("$warden" --log-level warn --audit-log "$out_dir/audit.jsonl" --)
+  [[ -f $root/bench/policy.yaml ]] && warden_full=("$warden" --log-level warn --policy "$root/bench/policy.yaml" --audit-log "$out_dir/audit.jsonl" --)
+fi
+
+# run CASE LOADGEN-ARGS... -- COMMAND...: one measurement, appended to results.txt.
+run() {
+  local name=$1; shift
+  local line
+  if ! line=$("$lg" --label "$name" "$@"); then
+    echo "run.sh: case $name failed: $line" >&2
+    exit 1
+  fi
+  echo "case=$name rep=$rep $line" >>"$results"
+  echo "  $name: $line"
+}
+
+echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); results in $out_dir"
+for rep in $(seq 1 "$reps"); do
+  echo "== repetition $rep/$reps"
+  # Small echo calls, one at a time (added latency) and pipelined (throughput).
+  for mode in latency throughput; do
+    if [[ $mode == latency ]]; then n=$lat_n; else n=$tp_n; fi
+    args=(--mode "$mode" --calls "$n" --warmup "$warm" --window 64)
+    run "echo.$mode.direct" "${args[@]}" -- "$echo_server"
+    run "echo.$mode.c_relay" "${args[@]}" -- "$c_relay" -- "$echo_server"
+    if [[ $have_node == 1 ]]; then run "echo.$mode.node_relay" "${args[@]}" -- "${node_relay[@]}" "$echo_server"; fi
+    run "echo.$mode.warden_noenum" "${args[@]}" -- "${warden_noenum[@]}" "$echo_server"
+    run "echo.$mode.warden" "${args[@]}" -- "${warden_default[@]}" "$echo_server"
+    if [[ ${#warden_full[@]} -gt 0 ]]; then run "echo.$mode.warden_full" "${args[@]}" -- "${warden_full[@]}" "$echo_server"; fi
+  done
+done
+
+rep=1
+echo "== the real server-everything"
+if [[ $have_everything == 1 ]]; then
+  for rep in $(seq 1 "$reps"); do
+    args=(--mode latency --calls "$ev_n" --warmup "$warm")
+    run "everything.latency.direct" "${args[@]}" -- node "$everything_js" stdio
+    run "everything.latency.c_relay" "${args[@]}" -- "$c_relay" -- node "$everything_js" stdio
+    run "everything.latency.node_relay" "${args[@]}" -- "${node_relay[@]}" node "$everything_js" stdio
+    run "everything.latency.warden" "${args[@]}" -- "${warden_default[@]}" node "$everything_js" stdio
+  done
+fi
+rep=1
+
+echo "== result sizes (blob tool): latency and memory"
+sizes=(1024 102400 10485760)
+names=(1k 100k 10m)
+for i in 0 1 2; do
+  args=(--mode latency --blob "${sizes[$i]}" --calls "${big_n[$i]}" --warmup 2)
+  run "blob${names[$i]}.latency.direct" "${args[@]}" -- "$echo_server"
+  run "blob${names[$i]}.latency.c_relay" "${args[@]}" -- "$c_relay" -- "$echo_server"
+  if [[ $have_node == 1 ]]; then run "blob${names[$i]}.latency.node_relay" "${args[@]}" -- "${node_relay[@]}" "$echo_server"; fi
+  run "blob${names[$i]}.latency.warden" "${args[@]}" -- "${warden_default[@]}" "$echo_server"
+done
+
+echo "== start-up: exec to the initialize response"
+run "startup.echo.direct" --mode startup --repeat "$startup_k" -- "$echo_server"
+run "startup.echo.c_relay" --mode startup --repeat "$startup_k" -- "$c_relay" -- "$echo_server"
+if [[ $have_node == 1 ]]; then run "startup.echo.node_relay" --mode startup --repeat "$startup_k" -- "${node_relay[@]}" "$echo_server"; fi
+run "startup.echo.warden" --mode startup --repeat "$startup_k" -- "${warden_default[@]}" "$echo_server"
+if [[ $have_everything == 1 ]]; then
+  k=$(( startup_k > 5 ? 5 : startup_k ))
+  run "startup.everything.direct" --mode startup --repeat "$k" -- node "$everything_js" stdio
+  run "startup.everything.warden" --mode startup --repeat "$k" -- "${warden_default[@]}" node "$everything_js" stdio
+fi
+
+# Instructions per relayed call under callgrind: N and 2N calls, the difference / N removes
+# start-up and shutdown. Only the relay is instrumented (valgrind does not follow the child).
+if [[ $callgrind == 1 && $have_valgrind == 1 ]]; then
+  echo "== callgrind: instructions per relayed call (request + response)"
+  instructions() {  # instructions COUNT COMMAND...
+    local count=$1; shift
+    local file=$out_dir/callgrind.$$.$count
+    "$lg" --mode latency --calls "$count" --warmup 0 -- \
+      valgrind --tool=callgrind --callgrind-out-file="$file" "$@" >/dev/null
+    awk '/^(summary|totals):/ {print $2; exit}' "$file"
+    rm -f "$file"
+  }
+  for target in c_relay warden_noenum warden; do
+    case $target in
+      c_relay) cmd=("$c_relay" --) ;;
+      warden_noenum) cmd=("${warden_noenum[@]}") ;;
+      warden) cmd=("${warden_default[@]}") ;;
+    esac
+    a=$(instructions "$callgrind_n" "${cmd[@]}" "$echo_server")
+    b=$(instructions $((2 * callgrind_n)) "${cmd[@]}" "$echo_server")
+    per=$(( (b - a) / callgrind_n ))
+    echo "case=callgrind.$target rep=1 instructions_per_call=$per n=$callgrind_n" >>"$results"
+    echo "  callgrind.$target: $per instructions per call"
+  done
+fi
+
+{
+  echo "cores=$(nproc)"
+  echo "cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
+  echo "kernel=$(uname -r)"
+  echo "compiler=$(c++ --version | head -1)"
+  echo "node=$(node --version 2>/dev/null || echo none)"
+  echo "commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "reps=$reps lat_n=$lat_n tp_n=$tp_n ev_n=$ev_n"
+} >"$out_dir/machine.txt"
+
+if [[ $doc == 1 ]]; then
+  python3 "$root/bench/report.py" "$out_dir" "$root/docs/benchmarks.md" "$root/docs/benchmarks"
+  echo "== wrote docs/benchmarks.md"
+fi
+echo "== done"
