@@ -321,6 +321,22 @@ describe('server output, environment, argv', () => {
     } finally { await reap(peer); }
   });
 
+  test('a server response with invalid UTF-8 inside a string: the client still gets an answer for that id', T, async () => {
+    let peer;
+    try {
+      peer = await proxy(fixtureSpec('garbage-output-server.mjs'));
+      await rawHandshake(peer);
+      peer.send(call('u8', 'bad-utf8'));
+      peer.send({ jsonrpc: '2.0', id: 'p2', method: 'ping' });
+      await peer.waitResponse('p2');
+      // Either forwarded unchanged (as the server sent it) or replaced by an error: never silence.
+      const line = await peer.waitUntil(() => peer.lines.find((b) => /"id":"u8"/.test(b.toString('latin1'))), 5000, 'an answer for id u8');
+      const msg = JSON.parse(line.toString('utf8'));
+      assert.ok(msg.result || msg.error);
+      assert.equal(peer.exitInfo, null);
+    } finally { await reap(peer); }
+  });
+
   test('--max-pending 2: a third concurrent request is refused with an error, others unaffected', T, async () => {
     let peer;
     try {
