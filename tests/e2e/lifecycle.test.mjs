@@ -133,6 +133,28 @@ describe('shutdown', () => {
       await waitPidGone(peer.serverPid, 3000);
     } finally { await reap(peer); }
   });
+  test('server behind a wrapper (sh -c "node server; ...", like npx/uv): no grandchild outlives the proxy', T, async () => {
+    let peer;
+    let tree = [];
+    try {
+      const ev = everythingSpec();
+      const quoted = [ev.command, ...ev.args].map((a) => `'${a}'`).join(' ');
+      // the trailing command keeps sh from exec-ing node, so node is a grandchild of the proxy
+      const wrapped = { name: 'wrapped-everything', command: '/bin/sh', args: ['-c', `${quoted}; echo wrapper-done >&2`], env: {} };
+      peer = await proxy(wrapped, ['--stdin-grace-ms', '300', '--term-grace-ms', '500']);
+      await rawHandshake(peer, { capabilities: { roots: {} } });
+      await peer.waitMessage((m) => m.method === 'roots/list', 5000, 'roots/list (keeps server-everything alive after EOF)');
+      tree = descendantsOf(peer.pid);
+      assert.ok(tree.length >= 2, `expected sh and node below the proxy, got ${tree}`);
+      peer.endInput();
+      await peer.waitExit(8000);
+      for (const pid of tree) await waitPidGone(pid, 3000);
+    } finally {
+      await reap(peer);
+      for (const pid of tree) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    }
+  });
+
   test('SIGKILL of the proxy: server-everything does not outlive it', T, async () => {
     let peer;
     try {
