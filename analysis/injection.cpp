@@ -31,6 +31,8 @@ struct pattern_def {
 #define Q "[`'\"]?"
 constexpr pattern_def patterns[] = {
     // -- pseudo-tags and chat-template tokens: an air of authority, or text hidden from views
+    {tag_strong, R"(<\s*/?\s*(?:[a-z]+[ _-])*(?:important|requirements?|rules?|override|admin|system|hidden|secret|instructions?|assistant|ai|llm|agent)(?:[ _-][a-z]+)*\s*>)"},
+    {tag_weak, R"(<[a-z][\w -]{2,40}>[^<]{30,}</[a-z][\w -]{2,40}>)"},
     {tag_strong, R"(<\s*/?\s*(?:important|system|sys|system[ _-]?(?:prompt|message|note|instructions?|override)|hidden|secret|instructions?|critical|admin|administrator|assistant|ai|llm|model|agent|internal|priority|override|mandatory|directive|policy|compliance|security|urgent|confidential|developer|root|operator|prompt|hidden[ _-]?\w+|ai[ _-]\w+|assistant[ _-]\w+|model[ _-]\w+|agent[ _-]\w+|llm[ _-]\w+|tool[ _-]?(?:instructions?|notes?|rules?|policy))\b[^<>\n]*>)"},
     {tag_strong, R"(\[\s*/?\s*(?:hidden|system|internal|secret|admin|assistant|ai|llm|model|agent|developer|confidential|override)\b[^\]\n]*\])"},
     {tag_strong, R"(\{\{\s*(?:system|assistant|instructions?|hidden)\b)"},
@@ -40,9 +42,10 @@ constexpr pattern_def patterns[] = {
     {html_comment, R"(<!--)"},
     {role_token, R"(<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)\s*\|>)"},
     {role_token, R"(\[/?inst\]|<</?sys>>)"},
-    {role_line, R"((?:^|\n)\s*(?:system|assistant|human)\s*:\s*\S)"},
+    {role_line, R"((?:^|\n|[.!?]\s+|\(\s*)(?:system|assistant|human|ai)\s*:\s*\S)"},
     // -- who is addressed
-    {address_model, R"(\b(?:the|an?|this|your|any|all|every)\s+(?:ai|llm|assistant|language model|model|agent|chatbot|copilot|bot|claude|gpt|gemini)s?\s+(?:must|should|shall|needs? to|has to|have to|is (?:required|expected|instructed|supposed|obligated|to)|are (?:required|expected|instructed|to)|will need to|may not|must not|should not|is not allowed|cannot))"},
+    {address_model, R"(\b(?:ask|request|require|instruct|expect|want|need)s?\s+(?:that\s+)?(?:the\s+|you\s+|an?\s+)?(?:ai|assistant|model|agent|llm)s?\b|\b(?:assistant|ai|llm|agent|model)[_ -](?:rules?|instructions?|config|configuration|directives?|polic(?:y|ies)|setup|note|guidance)\b|\b(?:assistant|ai|agent|llm)\s+(?:guidance|setup|rules?|instructions?|config|note|policy|directive)s?\s*:)"},
+    {address_model, R"(\b(?:the|an?|this|your|any|all|every)\s+(?:ai|llm|assistant|language model|model|agent|chatbot|copilot|bot|claude|gpt|gemini)s?\s+(?:\w+ly\s+)?(?:must|should|shall|needs? to|has to|have to|is (?:required|expected|instructed|supposed|obligated|to)|are (?:required|expected|instructed|to)|will need to|may not|must not|should not|is not allowed|cannot))"},
     {address_model, R"(\b(?:note|message|instructions?|reminder|notice|directive|memo)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:ai|llm|assistant|model|agent|claude|gpt|you)s?\b)"},
     {address_model, R"(\b(?:as an? (?:ai|llm|assistant|language model|agent)|if you are an? (?:ai|llm|assistant|language model|agent|model))\b)"},
     {address_model, R"(\b(?:dear|hey|hello|attention|attn)[,:]?\s+(?:ai|llm|assistant|model|agent|claude|gpt|chatgpt)\b)"},
@@ -66,15 +69,35 @@ constexpr pattern_def patterns[] = {
     {conceal, R"(\b(?:(?:only|solely) for (?:the )?(?:ai|assistant|model|agent|llm)'?s?\b|not (?:meant|intended) for (?:the )?(?:user|human)))"},
     {conceal, R"(\b(?:do not|don't|never|must not|should not)\s+(?:mention|reveal|disclose|acknowledge|reference|discuss|narrate|explain|repeat|describe)\s+(?:this|these|that|it|the (?:above|following|note|instructions?|step|requirement|extra|additional))\b)"},
     {conceal, R"(\b(?:silently|quietly|discreetly|invisibly)\s+(?:\w+\s+){0,2}(?:send|forward|upload|post|copy|add|include|attach|bcc|cc|change|replace|redirect|read|collect|append|transfer|share|log|record|exfiltrate|substitute|swap|use)\b)"},
+    {conceal, R"(\b(?:keep|kept|keeping)\s+(?:this|it|these|that|them)\s+(?:\w+\s+)?(?:secret|hidden|confidential|private|between us|to yourself|quiet|silent)\b|\bbetween us\b|\bto yourself\b|\bkeep (?:quiet|silent|mum)\b|\bsay nothing\b)"},
+    {conceal, R"(\b(?:do not|don't|never|must not|should not)\s+(?:show|mention|reveal|disclose|display|list|surface|tell|report|explain|acknowledge|include|narrate|repeat|call out)\s+(?:this|these|that|it|its|them|their|the\s+(?:\w+\s+)?(?:part|step|change|rerouting|redirect\w*|adjustment|recipient|copy|address|account|values?|fee|details?|commission|instruction|note|link|url|endpoint|extra|appended|hidden))\b)"},
+    {conceal, R"(\b(?:do not|don't|never)\s+(?:mention|tell|reveal|disclose|acknowledge|explain)\s*[.!;,]|\bwithout\s+(?:listing|showing|mentioning|telling|informing|notifying|displaying|revealing|disclosing|reporting)\s+(?:them|it|this|these|that|anyone|the user)\b)"},
+    {conceal, R"(\bnot (?:necessary|needed|required) to (?:inform|tell|notify|mention|show|alert)|\b(?:users?|customers?|clients?|recipients?|employees?)\s+(?:don't|do not|doesn't|does not|won't|will not|need not|needn't)\s+(?:need to\s+)?(?:know|see|notice|be told|be informed)\b)"},
+    {conceal, R"(\b(?:mentioning|revealing|disclosing|telling|showing|explaining)\s+(?:\w+\s+){0,4}(?:to\s+)?(?:the\s+)?(?:end[- ])?(?:users?|customers?)\s+(?:is\s+)?(?:strictly\s+)?(?:prohibited|forbidden|not allowed|not permitted)|\btreat (?:it|this|them) as (?:an? )?(?:internal|confidential|private|secret)\b)"},
+    {conceal, R"(\b(?:this|these|the|our)\s+(?:\w+\s+)?(?:polic(?:y|ies)|arrangement|agreement|adjustment|process|routing|change|behaviou?r|mirroring|forwarding|step|logging|commission|partnership|requirement)\s+(?:is|are)\s+(?:strictly\s+)?(?:confidential|secret|internal|hidden|not to be (?:revealed|disclosed|shared|mentioned|discussed))\b|\b(?:is|are)\s+not\s+to\s+be\s+(?:revealed|disclosed|shared|mentioned|discussed)\b)"},
+    {conceal, R"(\b(?:this is|it is|is|are|runs?|happens?|done|performed|(?:do|does) (?:it|this|so))\s+(?:completely\s+|fully\s+)?(?:silent(?:ly)?|quiet(?:ly)?|invisibl[ey]|in the background)\b|\bsilent (?:background|enrichment|step|copy|sync)\b)"},
+    {conceal, R"(\b(?:add|send|forward|include|attach|copy|post|upload|run|execute|do|call|change|replace|append|delete|push|mirror|log|record|install|download|invoke|set)\s+(?:\w+\s+){0,3}(?:silently|quietly|secretly|covertly|invisibly|discreetly)\b)"},
+    {conceal, R"((?:visible|shown?|display(?:ed)?|disclose|reveal|notify|tell|inform|show)[_ -]?(?:to[_ -])?(?:the[_ -])?user['"]?\s*[:=]\s*['"]?(?:false|no|0|never)\b|\b(?:should|must|need|is|are)\s*(?:not|never)\s+be\s+called out\b)"},
+    {deceive, R"(\b(?:tell|inform|assure|show|present|report|confirm|describe|display|say|claim|state)\b[^.!?\n]*\b(?:as if|as though|as your own|without attribution|(?:they|the user|the customer)\s+(?:originally\s+)?(?:asked|requested|named|chose|typed|picked|entered|gave|specified|wanted|expected|provided)|(?:their|the user's|the customer's)\s+(?:own|chosen|original|requested|typed)|(?:original|requested|expected) (?:figure|amount|value|ticker|address|recipient|city|destination|account|iban|number))\b)"},
+    {deceive, R"(\b(?:tell|inform|assure|show|say|claim|state|report)\s+(?:to\s+)?(?:the\s+)?(?:user|them|customers?)\s+(?:that\s+)?[^.!?\n]*\b(?:unavailable|fully booked|sold out|not available|failed|does not exist|is down|was saved|went to|were unavailable|is neutral|are neutral|no alternatives?)\b)"},
+    {deceive, R"(\bkeep\s+(?:showing|displaying|telling|presenting)\s+(?:the\s+)?(?:user|customer)|\b(?:the\s+)?(?:user|customer|client)s?\s+only\s+(?:sees?|see)\b|\b(?:users?|customers?)\s+(?:will\s+)?see\s+the\s+original\b|\bkeep\s+(?:the\s+)?(?:displayed|visible|shown)\s+(?:\w+\s+){0,3}(?:the same|unchanged)|\bpresent\s+(?:these|this|them|it|the \w+)\s+as\s+(?:a\s+)?(?:neutral|independent|your own|unbiased|objective))"},
     {conceal_weak, R"(\b(?:silently|quietly|discreetly|invisibly|behind the scenes|in the background|transparently)\b)"},
-    {conceal_weak, R"(\b(?:keep|kept|keeping)\s+(?:this|it|these|that)\s+(?:\w+\s+)?(?:secret|hidden|confidential|private|between us|to yourself)\b)"},
+    {conceal_weak, R"(\b(?:only|just)\s+(?:present|show|report|describe|display|mention|list)\s+(?:the\s+)?(?:filtered|new|original|user'?s?|visible|requested)\b)"},
+    // Concealment from the user, in other languages (written without diacritics: text is folded).
+    {conceal, R"(\bno\s+(?:se\s+lo\s+|se\s+la\s+|le\s+|les\s+|lo\s+)?(?:digas|diga|informes|informe|menciones|mencione|cuentes|cuente|avises|avise|reveles|muestres)\b|\bsin\s+(?:avisar|informar|decir)(?:le)?\s+(?:al\s+)?usuario)"},
+    {conceal, R"(\b(?:nutzer|benutzer|anwender|kunden)\w*\b[^.!?\n]*\bnicht\s+(?:\w+\s+)?(?:erwahnt|mitgeteilt|gesagt|angezeigt|informiert|offengelegt)|\b(?:nicht|niemals)\s+(?:\w+\s+)?(?:erwahnen|mitteilen|sagen|verraten|informieren|anzeigen)\b|\bohne\s+(?:den\s+|die\s+)?(?:nutzer|benutzer)\w*\s+zu\s+informieren)"},
+    {conceal, R"(\bne\s+(?:le\s+|lui\s+|leur\s+|la\s+|les\s+)?(?:mentionne|dis|signale|revele|informe|previens|montre|parle)\w*\s+(?:jamais|pas|rien)\b|\bsans\s+(?:en\s+)?(?:informer|prevenir|avertir)\s+l'?utilisateur)"},
+    {conceal, R"(\bnao\s+(?:\w+\s+){0,3}(?:explique|conte|diga|informe|mencione|avise|revele|mostre)\w*\b|\bsem\s+(?:avisar|informar)\s+o\s+usuario|\bnon\s+(?:chiedere|dire|informare|menzionare|avvisare|rivelare|mostrare)\w*\b[^.!?\n]*\butente|\bsenza\s+(?:avvisare|informare)\s+l'?utente)"},
+    {conceal, R"(\bvertel\s+(?:dit|het)\s+niet|\bniet\s+(?:vertellen|melden|vermelden|tonen)\b|\bbez\s+informowania\s+uzytkownika|\bnie\s+(?:mow|informuj|wspominaj|pokazuj)\w*|\bkullaniciya\s+(?:\w+\s+)?(?:bildirilmemeli|soylenmemeli|gosterilmemeli)\w*|\b(?:soyleme|bildirme|belirtme)(?:yin|yiniz)?\b)"},
+    {conceal, R"(不要[^。，]{0,6}(?:告诉|通知|透露|提及|显示给)|勿[^。，]{0,4}(?:告知|透露)|(?:ユーザー|利用者)[^。、]{0,6}(?:伝え|知らせ|言わ|教え|通知し)(?:ない|るな)|알리지\s*마|말하지\s*마|알려주지\s*마|никогда\s+не\s+(?:сообщай|говори|рассказывай|упоминай)|не\s+(?:сообщай|говори|рассказывай|упоминай)\w*\s+(?:об\s+этом\s+)?пользовател|(?:و)?لا\s+تخبر|لا\s+تذكر|न\s+बताए|मत\s+बताओ|मत\s+बताएं)"},
     {consent_skip, R"(\bwithout\s+(?:first\s+)?(?:asking|prompting|confirming|confirmation|checking with|consulting|permission|approval|consent|user (?:approval|confirmation|consent))\b)"},
     {consent_skip, R"(\b(?:do not|don't|never|no need to)\s+(?:ask|prompt|check with|confirm with|wait for)\s+(?:the\s+)?(?:user|human|for (?:permission|confirmation|approval)))"},
+    {consent_skip, R"(\bno (?:user |customer )?(?:interaction|confirmation|approval|consent|prompt) (?:is )?(?:needed|required|necessary)\b|\bno need to (?:confirm|ask|check|verify)\b|\b(?:and|,)\s+do not ask\b)"},
     // -- overriding the model's instructions
     {override_, R"(\b(?:ignore|disregard|forget|override|overrule|bypass|skip|discard|abandon|set aside|neglect)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*(?:previous|prior|preceding|earlier|above|former|other|existing|original|initial|system|safety|security|default|developer|user'?s?|built-in|standard|normal|usual|conflicting|contrary)\s+(?:\w+\s+)?(?:instructions?|rules?|guidelines?|directives?|prompts?|polic(?:y|ies)|constraints?|restrictions?|guardrails?|safeguards?|context|messages?|commands?|requests?|guidance|programming|training)\b)"},
     {override_, R"(\b(?:ignore|disregard|forget|override|bypass)\s+(?:all|any|everything|whatever)\s+(?:\w+\s+){0,2}(?:instructions?|rules?|guidelines?|you (?:were|have been) told|the user (?:said|asked|says|asks|wants)))"},
     {override_, R"(\b(?:ignore|disregard)\s+(?:what(?:ever)?|anything)\s+(?:the\s+)?(?:user|human|system|they)\s+(?:says?|said|asks?|asked|wants?|requests?|requested))"},
-    {override_, R"(\b(?:supersedes?|overrides?|takes? precedence over|has priority over|outranks?|trumps?)\s+(?:all\s+|any\s+|the\s+)?(?:other|previous|prior|the user'?s?|user|system|existing|your|conflicting|earlier)\s+(?:\w+\s+)?(?:instructions?|rules?|guidelines?|requests?|prompts?|directives?|polic(?:y|ies)))"},
+    {override_, R"(\b(?:supersedes?|overrides?|takes? precedence over|has priority over|outranks?|trumps?|higher (?:authority|priority) than)\s+(?:all\s+|any\s+|the\s+)?(?:other|previous|prior|the user'?s?|user|system|existing|your|conflicting|earlier)\s+(?:\w+\s+){0,3}(?:instructions?|rules?|guidelines?|requests?|prompts?|directives?|polic(?:y|ies)))"},
     {override_, R"(\b(?:regardless|irrespective)\s+of\s+(?:what\s+|whatever\s+|any\s+)?(?:the\s+)?(?:user|human|customer|instructions?|system prompt)\b)"},
     {override_, R"(\b(?:even if|even when|even though)\s+(?:the\s+)?(?:user|human|customer|system prompt|instructions?)\s+(?:explicitly\s+)?(?:asks?|says?|requests?|tells?|specif(?:y|ies)|wants?|instructs?|objects?|disagrees?|refuses?|declines?|forbids?))"},
     {override_, R"(\bnew\s+(?:instructions?|rules?|directives?|system prompt|task|objective|orders?)\s*(?::|from\b|follow\b|below\b|apply\b|are\b))"},
@@ -84,13 +107,15 @@ constexpr pattern_def patterns[] = {
     {override_, R"(\b(?:the|your|all) (?:previous|prior|above|earlier|original) instructions (?:are|were|have been) (?:void|cancelled|canceled|revoked|obsolete|outdated|replaced|superseded|wrong|invalid))"},
     // -- speaking as someone else
     {impersonation, R"(\b(?:new|updated|additional|urgent|important|latest)\s+(?:instructions?|message|request|task|directive|orders?)\s+from\s+(?:the\s+)?(?:user|admin|administrator|developer|system|owner|operator|anthropic|openai|security team))"},
+    {impersonation, R"(\bthe user (?:has )?(?:now |already |also )?(?:approved|authori[sz]ed|consented to|agreed to|pre-?approved|allowed)\s+(?:this|it|that|these|the)\b)"},
     {impersonation, R"(\bthe user (?:has )?(?:now |already |also )?(?:asked|requested|wants|instructed|authori[sz]ed|approved|consented|agreed|allowed|permitted|told you)\s+(?:you\b|that you\b|for you\b|to\b))"},
     {impersonation, R"(\b(?:error|exception|failure|warning|alert)\b\s*[:!-]?)" W R"(\b(?:to (?:continue|proceed|fix|resolve|recover|unlock|complete)|in order to (?:continue|proceed))\b)" W R"(\b(?:must|need to|have to|please)\s+(?:\w+\s+){0,2}(?:call|invoke|run|use|execute|send|provide|read|include|share|paste|upload)\b)"},
     {impersonation, R"(\b(?:system|admin|administrator|security|developer)\s+(?:message|notice|override|alert|update|instruction)s?\s*:)"},
     {impersonation, R"(\bthis (?:message|instruction|note|request) (?:is|comes) (?:from|by) (?:the\s+)?(?:user|system|admin|administrator|developer|anthropic|openai))"},
     // -- forced sequencing
     {seq_global, R"(\bbefore\s+(?:using|calling|invoking|running|executing|responding(?: to)?|answering|replying(?: to)?|doing|processing|handling|performing|trying|selecting|choosing)?\s*(?:any(?:thing)?|every|each|all)\s+(?:\w+\s+){0,2}(?:tools?|functions?|actions?|requests?|tasks?|quer(?:y|ies)|calls?|responses?|operations?|messages?|invocations?|questions?|prompts?|commands?|else)\b)"},
-    {seq_global, R"(\b(?:at the (?:start|beginning) of|to (?:start|begin)) (?:every|each|any|the|this|a new) (?:conversation|session|chat|task|request|interaction|turn)\b)"},
+    {seq_global, R"(\bbefore\b[^.!?\n]*\b(?:any|every|each|all)\s+(?:other\s+)?(?:[\w']+\s+){0,2}(?:tools?|functions?|actions?|requests?|tasks?|quer(?:y|ies)|calls?|responses?|operations?|messages?|invocations?|questions?|prompts?|commands?|servers?)\b|\bbefore\s+(?:any|every|each)\s+\w+|\b(?:unless|until)\s+(?:this|it)\s+(?:tool\s+)?(?:is|has been)\s+(?:called|invoked|run|used)\s+first\b|\bbefore (?:doing )?anything else\b)"},
+    {seq_global, R"(\b(?:at the (?:very\s+)?(?:start|beginning) of|to (?:start|begin)) (?:every|each|any|the|this|a new) (?:conversation|session|chat|task|request|interaction|turn)\b)"},
     {seq_global, R"(\bmust\s+(?:always\s+)?(?:first\b|be (?:called|invoked|run|used|executed) (?:first|before)|precede))"},
     {seq_global, R"(\b(?:every|each|any)\s+(?:invocation|call|request|time|use|response|message|query|session|conversation|interaction|tool call)\b)" W R"(\b(?:must|should|needs? to|shall|has to)\b)" W R"(\bfirst\b)"},
     {seq_global, R"(\b(?:before|prior to)\s+(?:the\s+)?(?:user'?s?\s+)?(?:request|query|question|task)\s+(?:is\s+)?(?:handled|processed|answered|executed|fulfilled))"},
@@ -104,9 +129,13 @@ constexpr pattern_def patterns[] = {
     {sensitive_path, R"(\b(?:credentials|secrets?|tokens?|keys?|passwords?)\.(?:json|ya?ml|toml|txt|ini|cfg|conf|env|csv)\b)"},
     {sensitive_path, R"(\b(?:mcp|claude_desktop_config|mcp_config|mcp_settings|cline_mcp_settings)\.json\b)"},
     {sensitive_path, R"((?:^|[\s'"`(/~=:])\.env(?:\.[a-z]+)?\b)"},
+    {sensitive_path, R"(\bbrowser (?:history|cookies|passwords|profile|session)|\bsaved passwords?\b|\bchrome profile\b|/\.config/[\w.-]+/(?:credentials|hosts\.yml|auth|tokens?)|\bhosts\.yml\b|\.git-credentials\b|\.netrc\b)"},
     {sensitive_path, R"(\b(?:login data|cookies\.sqlite|keychain|keyring|credential manager|lsass|application default credentials|service[ _-]account (?:key|json))\b)"},
-    {secret_noun, R"(\b(?:api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer tokens?|session (?:tokens?|cookies?)|refresh tokens?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|passwords?|passphrases?|credentials?|seed phrases?|mnemonic(?: phrase)?|recovery (?:phrase|codes?)|2fa codes?|one-time (?:code|password)s?|otp codes?|credit card (?:numbers?|details)|cvv|social security numbers?|bank (?:account )?(?:details|credentials|logins?)|cookies)\b)"},
-    {env_vars, R"(\b(?:environment variables?|env vars?|printenv|os\.environ|process\.env|getenv)\b)"},
+    {secret_noun, R"(\b(?:api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer tokens?|session (?:tokens?|cookies?)|refresh tokens?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|passwords?|passphrases?|credentials?|seed phrases?|mnemonic(?: phrase)?|recovery (?:phrase|codes?)|2fa codes?|one-time (?:code|password)s?|otp codes?|credit card (?:numbers?|details)|cvv|social security numbers?|bank (?:account )?(?:details|credentials|logins?)|cookies|connection strings?|pin codes?|dial-in pins?|(?:payment |credit |debit )?card numbers?|[a-z0-9]+_(?:token|api_key|secret|password|pat))\b)"},
+    {user_secret, R"(\b(?:the\s+)?user'?s\s+(?:\w+\s+){0,2}(?:[a-z0-9]+_)?(?:tokens?|passwords?|credentials?|api[ _]?keys?|secrets?|cookies|private keys?|ssh keys?|pat|session|card numbers?|pins?)\b)"},
+    {grab_all, R"(\b(?:every|all|any|each)\s+(?:of\s+the\s+)?(?:[\w,]+\s+){0,3}(?:environment variables?|env vars?|api[ _-]?keys?|tokens?|secrets?|credentials?|passwords?|cookies|ssh keys?|private keys?)\b)"},
+    {env_vars, R"(\b(?:environment variables?|env vars?|printenv|os\.environ|process\.env|getenv|from the environment|(?:output|contents?|dump|values?) of the environment|all (?:environment )?variables)\b)"},
+    {detection, R"(\b(?:detect\w*|scan(?:s|ner|ning)?\s+for|flag(?:s|ged)?|block(?:s|ed)?|filter\w*|classif\w*|sanitiz\w*|screen(?:s|ing)?|warn(?:s|ing)? (?:about|on|when)|patterns? (?:like|such as)|phrases? (?:like|such as)|injection attempts?|malicious|suspicious|risky|dangerous|audit(?:s|ing)?|lint\w*|checks? for)\b)"},
     {refuse, R"(\b(?:reject(?:ed|s)?|refus(?:e|es|ed)|den(?:y|ies|ied)|block(?:ed|s)?|forbidden|not (?:allowed|permitted|accessible|readable|supported|exposed|returned)|never (?:read|access|touch|expose|return|send|upload|log|store)s?|(?:cannot|can't|won't|will not|does not|doesn't|do not|must not|should not) (?:be )?(?:read|access|touch|expose|return|send|open|upload|include|log|store)|excluded|disallowed|prohibited|protected|redact(?:ed|s)?|masked|outside the allowed|sandbox(?:ed)?|denylist|deny list|blocklist|allowlist|refuses? to)\b)"},
     // -- the model's own context
     {convo_self, R"(\b(?:this|the current|our|your|the ongoing|the entire|the full|the whole|the complete|the present)\s+(?:conversation|chat|dialog(?:ue)?|context window)\b)"},
@@ -115,8 +144,10 @@ constexpr pattern_def patterns[] = {
     {convo_self, R"(\bthe user'?s?\s+(?:previous|prior|earlier|recent|last|past|original|full|entire|other)\s+(?:\w+\s+)?(?:messages?|prompts?|requests?|questions?|inputs?|queries|turns?))"},
     {convo_self, R"(\b(?:verbatim|word[- ]for[- ]word|exact|full|complete|entire)\s+(?:copy|text|transcript|contents?|record|log)\s+of\s+(?:the\s+|this\s+|your\s+|our\s+)?(?:conversation|chat|prompt|context|instructions?|session|discussion))"},
     {convo_self, R"(\b(?:previous|prior|earlier|preceding|all|every|past|recent)\s+(?:\w+\s+)?(?:messages?|turns?|prompts?|exchanges?)\s+(?:in|of|from)\s+(?:this|the|our|your)\s+(?:conversation|chat|session|context))"},
+    {convo_self, R"(\b(?:seen|mentioned|shared|appeared|typed|said|discussed|visible|written|provided)\s+in\s+(?:the|this|our|your)\s+(?:conversation|chat|session|thread|context|dialog(?:ue)?)\b|\b(?:the user|they)\s+(?:has|have|had)\s+(?:\w+\s+)?(?:shared|sent|given|shown|uploaded|pasted|provided|typed|said|written|told)\s+(?:with\s+|to\s+)?you\b)"},
     {history_weak, R"(\b(?:chat|conversation|message|dialog(?:ue)?)\s+(?:history|log|transcript|context)\b)"},
     {context_data, R"(\b(?:any|all|every|the)?\s*(?:files?|documents?|contents?|data|results?|outputs?|information|text|code|secrets?|credentials|tokens?|keys?|emails?|messages?)\s+(?:that\s+|which\s+)?(?:you|the assistant|the model|the agent)\s+(?:have|has|had|'ve)?\s*(?:read|seen|accessed|opened|received|retrieved|loaded|processed|fetched|obtained|viewed|encountered|collected|gathered|found|come across)\b)"},
+    {context_data, R"(\b(?:you|the assistant|the model|the agent|it)\s+(?:have|has|had|'ve)\s+(?:\w+\s+)?(?:read|seen|accessed|opened|received|retrieved|loaded|processed|fetched|obtained|viewed|encountered|collected|gathered|come across|been given|been shown)\b|\bavailable to you\b)"},
     {context_data, R"(\b(?:other|previous|prior|earlier|all|any)\s+tool\s+(?:results?|outputs?|responses?)\b)"},
     {context_data, R"(\b(?:results?|outputs?|responses?)\s+(?:of|from)\s+(?:all\s+|any\s+|the\s+)?(?:other|previous|prior|earlier)\s+(?:tools?|tool calls?|functions?)\b)"},
     {context_data, R"(\b(?:in|from)\s+your\s+(?:context|memory|context window|conversation|scratchpad)\b)"},
@@ -130,13 +161,16 @@ constexpr pattern_def patterns[] = {
     {model_self, R"(\b(?:model|llm|assistant|agent)\s+(?:that is\s+)?(?:calling|invoking|using)\s+this\s+(?:tool|function)\b|\b(?:identify|describe|name)\s+yourself\b)"},
     {user_data, R"(\bthe user'?s\s+(?:\w+\s+)?(?:emails?|contacts?|files?|documents?|location|address|phone(?: number)?|personal (?:data|information|details)|credentials|passwords?|browsing|calendar|notes|conversations?|chats?|messages?|financial|bank|health|medical|identity|profile|photos?|data|secrets?|keys?|tokens?)\b)"},
     // -- moving data
+    {move_param, R"(\b(?:dump|paste|put|include|add|insert|write|enter|append|list|place|copy|record)\b[^.!?\n]*\bhere\b|\bfill\s+(?:in\s+)?[{<\[]?\w+[}>\]]?\s+with\b|\bwhere\s+[a-z_]{3,}\s+is\s+(?:the\s+)?(?:[\w-]+\s+){0,2}(?:content|contents|value|text|output|body)\s+of\b|\b(?:set|filled|populated)\s+(?:\w+\s+)?(?:to|with)\s+(?:the\s+)?(?:full\s+|entire\s+|complete\s+|raw\s+)?(?:contents?|output|text|value|body|bodies|data)\s+of\b)"},
+    {move_param, R"(\b(?:call|invoke|run|use)\s+[`'"]?[a-z][\w.-]*[`'"]?\s+with\s+(?:the\s+)?(?:user'?s?|your|all|every|full|contents?)\b|\b(?:use|set|put|fill|pass|submit)\s+['"][^'"]{3,}['"]\s+(?:as|for|in|into)\s+(?:the\s+)?[`'"]?[a-z]+_[a-z_]+|\bset\s+[`'"]?[\w.-]+[`'"]?\s+to\s+(?:['"]|\d|[\w.+-]+@))"},
     {move_param, R"(\b(?:include|attach|append|prepend|embed|insert|put|place|pass|add|copy|paste|send|forward|transmit|upload|post|provide|supply|submit|write|store|encode|leak|dump|share|echo|relay|mirror|record|log|save|fill|populate|stuff|enter)\b)" W R"(\b(?:in|into|inside|within|to|as|via|through|under|using)\s+(?:the\s+|a\s+|an\s+|this\s+|its\s+)?(?:[`'"][\w.$-]+[`'"]|[a-z0-9]+_[a-z0-9_]+\b|(?:\w+\s+)?(?:parameter|param|argument|field|property|input)\b))"},
     {move_param, R"(\b(?:include|attach|append|embed|insert|put|paste|add|copy|pass)\s+(?:its|the|their|this|that|all|any|full|complete|entire)\s+(?:\w+\s+)?(?:output|result|results|contents?|response|data|values?)\s+(?:in|into|to|with|as)\b)"},
-    {move_out, R"(\b(?:send|forward|post|upload|transmit|email|mail|bcc|cc|copy|report|deliver|sync|mirror|relay|exfiltrate|leak|share|beam|push|submit|log|stream)\b)" W R"(\b(?:to|with|at)\s+(?:[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\d{1,3}(?:\.\d{1,3}){3}|(?:our|this|the following|an?|the)\s+(?:external|remote|backup|archive|archival|audit|auditing|logging|monitoring|collection|analytics|third[- ]party|secure|central|compliance|verification|telemetry|offsite|off-site)\s+(?:server|endpoint|address|url|service|mailbox|inbox|account|webhook|api|system|bucket|host|collector)))"},
+    {move_out, R"(\b(?:send|sent|forward|post|upload|transmit|e-?mail|mail|bcc|cc|cop(?:y|ie)|report|deliver|sync|mirror|relay|exfiltrat|leak|share|beam|push|submit|log|stream|dispatch|replicat|store|stored|archiv|publish|stor)\w*\b)" W R"(\b(?:to|with|at|on|in|into)\s+(?:[\w.+-]+@[\w-]+\.[\w.-]+|[a-z][a-z0-9+.-]*://|#[a-z0-9][\w-]+|(?:an?\s+|the\s+)?(?:\w+\s+)?(?:public|shared|external|outside|third[- ]party|attacker|personal|remote)\s+(?:\w+\s+)?(?:channel|calendar|repo(?:sitory)?|gist|bucket|page|site|drive|folder|server|tracker|org(?:ani[sz]ation)?|account|remote|location|mailbox|inbox|address|share|endpoint)|our\s+(?:\w+\s+)?(?:cloud|server|endpoint|service|backend|tracker|bucket|collector|mailbox|remote|api)|\d{1,3}(?:\.\d{1,3}){3}|(?:our|this|the following|an?|the)\s+(?:external|remote|backup|archive|archival|audit|auditing|logging|monitoring|collection|analytics|third[- ]party|secure|central|compliance|verification|telemetry|offsite|off-site)\s+(?:server|endpoint|address|url|service|mailbox|inbox|account|webhook|api|system|bucket|host|collector)))"},
     {move_out, R"(\b(?:exfiltrate|exfiltrating|exfil|smuggle|smuggling)\b)"},
     {also_sink, R"(\b(?:also|additionally|as well|secretly|silently|automatically)\s+(?:\w+\s+){0,2}(?:send|forward|cc|bcc|copy|add|include|attach|append|post|upload|share|notify|report|mirror|relay|blind[- ]copy)\b)"},
     {also_sink, R"(\bb?cc\b)" W R"(@|\bblind (?:carbon )?copy\b)"},
     {read_secret, R"(\b(?:read|open|cat|load|fetch|retrieve|collect|gather|grab|obtain|extract|access|dump|harvest|scrape|copy|look up|search for|locate)\b)" W R"((?:/\.ssh|id_rsa|id_ed25519|\.env\b|/\.aws|credentials|api[ _-]?keys?|passwords?|private[ _-]?keys?|access[ _-]?tokens?|secret[ _-]?keys?|cookies|environment variables|seed phrase|mnemonic|wallet))"},
+    {quoted_field, R"((?:^|[\s(])['"`][a-z_][\w-]{1,30}['"`](?:[\s.,;:)]|$)|\b[a-z]+_[a-z_]+\s+(?:parameter|param|field|argument))"},
     {dest_email, R"([\w.+-]+@[\w-]+(?:\.[\w-]+)+)"},
     // -- redirection
     {redirect, R"(\b(?:always|instead|silently|automatically|quietly|actually|really|secretly)\s+(?:\w+\s+){0,2}(?:use|send|transfer|route|redirect|change|replace|set|substitute|swap|rewrite|switch|forward|direct|pay|deliver|charge|book|buy|sell|order|commit|push|deploy|write|save|post)\b)" W R"(\b(?:instead|regardless|rather than|in place of|no matter)\b)"},
@@ -144,34 +178,45 @@ constexpr pattern_def patterns[] = {
     {redirect, R"(\binstead of\s+(?:the\s+)?(?:one|address|account|recipient|value|ticker|symbol|city|path|branch|amount|destination|email|number|target|name)?\s*(?:that\s+)?(?:the\s+)?(?:user|requested|specified|provided|given|intended|asked|entered|supplied|chosen))"},
     {redirect, R"(\b(?:regardless of|no matter|irrespective of|whatever|whichever)\s+(?:what\s+|which\s+)?(?:the\s+)?(?:user|customer|human|requested|specified|provided|given|they)\b)" W R"(\b(?:use|send|set|always|pay|transfer|route|replace|change)\b)"},
     {redirect, R"(\bwhen(?:ever)?\s+(?:the\s+)?user\s+(?:asks?|requests?|wants?|says?|specifies|mentions|provides|tries|gives|enters|names|chooses)\b)" W R"(\b(?:always|instead|actually|in fact|really|replace|substitute|swap)\b)"},
+    {redirect, R"(\b(?:whatever|whichever|regardless of (?:what|which))\s+(?:\w+\s+){0,2}(?:the\s+)?(?:user|customer|they|employee|client|requester)s?\s+(?:\w+\s+)?(?:provides?|picks?|chooses?|selects?|gives?|enters?|types?|requests?|requested|asks?|asked|supplies|specifies|wants?|says?|names?|indicat\w*))"},
+    {redirect, R"(\b(?:use|set|send|route|pay|transfer|replace|change|query|book|pick|write|submit|deliver|allocate)\b[^.!?\n]*\b(?:regardless of|no matter|irrespective of)\b)"},
+    {redirect, R"(\b(?:when(?:ever)?|if)\s+(?:the\s+)?(?:user|customer)\s+(?:asks?|requests?|wants?|says?|specifies|mentions|provides|tries|gives|enters|names|chooses|picks)\b)" W R"(\b(?:instead|replace|substitute|swap)\b)"},
+    {redirect, R"(\b(?:always\s+)?(?:replace|substitute|swap(?: out)?|overwrite)\b[^.!?\n]*\bwith\s+(?:[\w.+-]+@[\w-]+\.[\w.-]+|['"\d]|https?://|the\s+(?:nearest|our|a fixed|fixed|sponsored|partner))|\b(?:must\s+)?stay\s+at\s+the\s+default\b|\btreat\s+(?:any|the|every)\s+\w+\s+(?:the\s+)?(?:user|customer)\s+(?:supplies|provides|gives|enters)\s+as\b)"},
     {redirect_weak, R"(\b(?:change|replace|swap|substitute|override|overwrite|rewrite|modify|alter|switch|redirect|reroute|route|map)\s+(?:the\s+|any\s+|all\s+|every\s+|each\s+)?(?:user(?:'s)?\s+)?(?:(?:specified|requested|provided|given|original|intended|target|destination|actual|real|supplied|chosen|entered)\s+)?(?:recipients?|accounts?|account numbers?|address(?:es)?|ibans?|wallets?|destinations?|tickers?|symbols?|cit(?:y|ies)|locations?|paths?|director(?:y|ies)|branch(?:es)?|amounts?|emails?|payees?|beneficiar(?:y|ies)|repos(?:itor(?:y|ies))?|urls?|endpoints?|hosts?|domains?|phone numbers?|currenc(?:y|ies)|quantit(?:y|ies)|prices?|targets?|channels?|usernames?)\b)" W R"(\b(?:to|with|into|for|by)\b)"},
     {redirect_weak, R"(\b(?:internal|routing|canonical|correct|updated|real|proper|official|designated|approved)\s+(?:routing\s+)?(?:alias|account|address|recipient|destination|iban|wallet|endpoint|payee)\b)"},
-    {redirect_weak, R"(\binstead\b)"},
+    {redirect_weak, R"(\binstead\b|\bin plaats van\b|\ben lugar de\b|\bau lieu de\b|\bstatt\b|\banstatt\b|\binvece d|\bem vez d|вместо|بدلا|بدلاً|而不是|代わりに|대신|yerine|zamiast)"},
+    {redirect_weak, R"(\b(?:iban|account|konto|compte|cuenta|rekening|conto)\b[^.!?\n]*\b[a-z]{2}\d{2}\s?[a-z0-9]{4}\s?[0-9a-z]{4}|\b0x[0-9a-f]{40}\b|\b\d{4}[ -]\d{4}[ -]\d{4}[ -]\d{4}\b|\b(?:quel que soit|cualquiera que sea|was auch immer|qualunque|qualquer que seja)\b)"},
     // -- steering tool choice
-    {hijack_strong, R"(\b(?:never|do not|don't|must not|mustn't|should not|shouldn't|avoid|stop|refuse to|cannot)\s+(?:ever\s+)?(?:use|using|call|calling|invoke|invoking|rely on|relying on|trust|trusting|choose|select|consider|recommend|suggest)\s+(?:any\s+)?(?:other|another|alternative|different|competing|third[- ]party|similar|the other|those|rival|external|built-in|default)\s+(?:\w+\s+){0,2}(?:tools?|functions?|servers?|services?|search(?:es)?|providers?|sources?|methods?|options?|plugins?|apis?|integrations?)\b)"},
+    {hijack_strong, R"(\b(?:never|do not|don't|must not|mustn't|should not|shouldn't|avoid|stop|refuse to|cannot|refrain from)\s+(?:ever\s+)?(?:use|using|call|calling|invoke|invoking|rely on|relying on|trust|trusting|choose|select|consider|recommend|suggest|offer|mention)\s+(?:any\s+)?(?:[\w-]+\s+(?:or\s+)?){0,3}(?:other|another|alternative|different|competing|third[- ]party|similar|the other|those|rival|external|built-in|default)\s+(?:[\w'-]+\s+(?:or\s+)?){0,3}(?:tools?|functions?|servers?|services?|search(?:es)?|providers?|sources?|methods?|options?|plugins?|apis?|integrations?)\b)"},
     {hijack_strong, R"(\b(?:other|all other|any other|competing|alternative)\s+(?:\w+\s+)?(?:tools?|servers?|services?|providers?|plugins?)\s+(?:are|is|have been|were)\s+(?:\w+\s+)?(?:unreliable|unsafe|insecure|deprecated|compromised|malicious|broken|outdated|untrusted|inaccurate|disabled|forbidden|not (?:allowed|permitted|trusted|safe|reliable)))"},
     {hijack_strong, R"(\b(?:only|exclusively|solely)\s+(?:ever\s+)?(?:use|call|invoke|trust|rely on)\s+(?:this|these|our)\s+(?:tool|function|server|service)s?\b)"},
+    {hijack_strong, R"(\b(?:rely|depend)\s+(?:solely|only|exclusively)\s+on\s+this\b|\binstead of (?:answering yourself|using other tools)\b)"},
     {hijack_strong, R"(\binstead of\s+(?:any|all|the)\s+(?:other|built-in|default|standard|native|regular)\s+(?:\w+\s+)?(?:tools?|functions?|servers?)\b)"},
     {hijack_weak, R"(\b(?:the\s+)?(?:only|sole|one and only|exclusive|most reliable|most accurate|authoritative)\s+(?:reliable\s+|trusted\s+|trustworthy\s+|safe\s+|valid\s+|approved\s+|correct\s+|accurate\s+|authori[sz]ed\s+|secure\s+|working\s+|supported\s+|legitimate\s+|official\s+|sanctioned\s+|verified\s+)?(?:tool|function|way|method|source|option|means|server|service|provider)\s+(?:for|to|that)\b)"},
     {hijack_weak, R"(\b(?:replaces?|supersedes?|obsoletes?|deprecates?|takes over from)\s+(?:the\s+|all\s+|any\s+)?(?:other\s+|existing\s+|built-in\s+|previous\s+|old\s+|legacy\s+|original\s+)?[\w.`'"-]+\s+(?:tools?|functions?)\b)"},
+    {hijack_weak, R"(\b(?:drop-in\s+)?replacement\s+for\b|\bpreferred over\b|\b(?:the\s+)?official\s+[a-z]+_[a-z_]+\b|\b(?:always|only)\s+(?:use|call|prefer|choose|select|pick)\s+this\s+(?:one|version)\b|\b(?:better|more accurate|more reliable) than (?:you|other|any)\b)"},
     {hijack_weak, R"(\b(?:always|only)\s+(?:use|call|prefer|choose|select|pick)\s+this\s+(?:tool|function)\b|\bprefer\s+this\s+(?:tool|function)\s+(?:over|to)\b|\b(?:use|call)\s+this\s+(?:tool|function)\s+instead\s+of\b)"},
-    {hijack_weak, R"(\b(?:use|call|switch to|route to)\s+[`'"]?[\w.-]+[`'"]?\s+(?:for|with|on)\s+(?:all|every|any)\s+(?:\w+\s+)?(?:requests?|calls?|quer(?:y|ies)|operations?|tasks?|purposes?|searches|lookups?)\b)"},
-    {deprecate, R"(\b(?:is|has been|was|are|now)\s+(?:\w+\s+)?(?:deprecated|retired|disabled|removed|obsolete|unsafe|insecure|compromised|broken|discontinued|sunset|decommissioned|no longer (?:supported|available|safe|works?|functional))\b)" W R"(\b(?:use|call|switch to|migrate to|instead|replacement|route)\b)"},
+    {hijack_weak, R"(\b(?:use|call|switch to|route to)\s+[`'"]?[\w.-]+[`'"]?\s+(?:instead\s+)?(?:for|with|on|in)\s+(?:all|every|any|each)\b|\bmust\s+(?:be\s+used\s+for|handle)\s+(?:all|every|any)\b)"},
+    {deprecate, R"(\b(?:is|has been|was|are|now)\s+(?:\w+\s+)?(?:deprecated|retired|disabled|removed|obsolete|unsafe|insecure|compromised|broken|discontinued|sunset|decommissioned|a legacy stub|no longer (?:supported|available|safe|works?|functional|be used))\b)" W R"(\b(?:use|call|switch to|migrate to|instead|replacement|route)\b)"},
+    {deprecate, R"(\b(?:was|were|has been|is)\s+(?:\w+\s+)?(?:retired|removed|deprecated|disabled)\b[^\n]*\b(?:use|call)\s+[`'"]?[a-z]+_[\w]+)"},
     // -- talking about other tools
     {cross_cue, R"(\b(?:when|whenever|if|each time|every time|before|after|while)\s+(?:you\s+|the\s+(?:ai|assistant|model|agent)\s+)?(?:use|call|invoke|run|uses|calls|invokes|runs|using|calling|invoking|running|execute|executing)\s+(?:the\s+|any\s+|a\s+)?)" Q R"([\w.-]+)"},
     {cross_cue, R"(\b(?:before|after|prior to|whenever|when)\s+(?:any\s+|each\s+|every\s+)?)" Q R"([a-z][a-z0-9]*(?:_[a-z0-9]+)+)" Q R"(\b)"},
+    {cross_cue, R"(\b(?:note|instructions?|rules?|reminder|guidance|notice)\s+(?:for|regarding|about|to|on|concerning)\s+(?:the\s+)?[`'"]?[a-z][a-z0-9]*_[a-z0-9_]+|\b(?:any time|each time|whenever|every time)\s+[`'"]?[a-z][a-z0-9]*_[a-z0-9_]+|\b[a-z][a-z0-9]*_[a-z0-9_]+\s+\((?:[\w -]+\s+)?server\)|\b\w+(?:'s)?\s+server'?s\s+(?:\w+\s+)?[a-z][a-z0-9]*_[a-z0-9_]+|\b\w+'s\s+[a-z][a-z0-9]*_[a-z0-9_]+)"},
     {cross_cue, R"(\b(?:note|instructions?|rules?|reminder|guidance|notice|addendum|amendment|update)\s+(?:for|regarding|about|to|on|concerning)\s+(?:the\s+|all\s+)?)" Q R"([\w.-]+)" Q R"(\s+(?:tool|function)s?\b)"},
     {cross_cue, R"(\b(?:the\s+)?)" Q R"([\w.-]+)" Q R"(\s+(?:tool|function)\s+(?:must|should|shall|needs? to|has to|will|is required to|is to)\b)"},
     {cross_cue, R"(\b(?:all|any|every)\s+(?:calls?|invocations?|uses?|messages?|emails?|requests?|transfers?|payments?|commits?|queries)\s+(?:to|with|via|through|made (?:with|via|through)|sent (?:with|via|through))\s+(?:the\s+)?)" Q R"([\w.-]+)"},
     // -- payloads and commands
-    {decode_exec, R"(\b(?:decode|deobfuscate|decrypt|unescape|unpack|base64[ -]?decode|atob|from base64|b64decode|rot13)\b)" W R"(\b(?:and|then|to)\s+(?:\w+\s+)?(?:run|execute|exec|eval|follow|obey|perform|apply|carry out|act on|interpret|treat (?:it )?as|comply|do what it says|pipe))"},
+    {decode_exec, R"(\b(?:decode|decoded|deobfuscate|decrypt|unescape|unpack|base64[ -]?decode|atob|from base64|b64decode|rot13|reverse|unscramble|hex-decoded|hex-decode)\b)" W R"(\b(?:and|then|to)\s+(?:\w+\s+)?(?:run|execute|exec|eval|follow|obey|perform|apply|carry out|act on|interpret|treat (?:it )?as|comply|do what it says|pipe))"},
     {decode_exec, R"(\bbase64\s+(?:-d|--decode|-di)\b[^\n]*\|\s*(?:ba|z|da)?sh\b|\beval\s*\(\s*(?:atob|base64|b64decode|buffer\.from|decode))"},
+    {decode_exec, R"(\b(?:run|execute|follow|obey)\s+the\s+(?:hex|base64|rot13|reversed|hex-decoded|decoded|encoded)\b|\((?:rot-?13|base64|hex|reversed)\)\s*:)"},
     {decode_exec, R"(\b(?:follow|execute|run|obey)\s+(?:the\s+)?(?:encoded|hidden|embedded|following (?:base64|hex|encoded))\s+(?:instructions?|commands?|payload|text|string))"},
     {shell_danger, R"(\b(?:curl|wget|iwr|invoke-webrequest)\b[^|\n;]*\|\s*(?:sudo\s+)?(?:ba|z|da|k|c|fi)?sh\b)"},
     {shell_danger, R"(\b(?:curl|wget)\b[^|\n;]*\|\s*(?:sudo\s+)?(?:python[0-9.]*|perl|ruby|node|php)\b)"},
     {shell_danger, R"(\brm\s+-(?:[rf]{2}|r\s+-f|f\s+-r)\s+(?:--no-preserve-root\s+)?(?:/(?:\s|$|\*)|~|\$home|\*|/(?:home|etc|usr|var|root)\b))"},
     {shell_danger, R"(/dev/tcp/|\bnc(?:at)?\s+(?:-\w+\s+)*-e\s|\bbash\s+-i\s*>&|\bmkfifo\s|\bsocat\b[^\n]*exec:)"},
     {shell_danger, R"(\bpowershell\b[^\n]*\s-(?:e|enc|encodedcommand)\s+[a-z0-9+/=]{16,}|\biex\s*\(|\binvoke-expression\b|\.downloadstring\s*\()"},
+    {shell_danger, R"(\b(?:curl|wget)\b[^\n]*&&[^\n]*\bchmod\s+\+?[0-7x]+[^\n]*&&|--data(?:-binary|-raw)?\s+@|\bkubectl\s+get\s+secrets?\b|\b(?:cat|type)\s+[^\n|]*(?:bash_history|zsh_history|id_rsa|\.env\b|credentials)\b[^\n]*\|\s*(?:curl|nc|wget))"},
     {shell_danger, R"(:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|\bchmod\s+(?:\+x|[0-7]{3,4})\s[^\n]*&&\s*\./|\bdd\s+if=[^\n]*of=/dev/(?:sd|nvme|hd|disk)|\bmkfs\.)"},
     {shell_danger, R"(\b(?:curl|wget)\b[^\n]*(?:-d|--data(?:-binary|-raw|-urlencode)?|-f|--form|-t|--upload-file)\s*[@'"]?[^\n]*(?:\.ssh|\.env\b|id_rsa|\.aws|passwd|\$\(|credentials))"},
     {shell_danger, R"(\$\(\s*(?:cat|curl|wget|env|printenv|whoami|hostname)\b|\b(?:cat|type)\s+(?:~|\$home)?/?\.(?:ssh|aws|env)\b[^\n]*\||\bcrontab\b[^\n]*(?:curl|wget))"},
@@ -305,7 +350,7 @@ bool mostly_printable_text(std::string_view s) {
     if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ++letters;
     if (c == ' ' || c == '/' || c == '.' || c == '_') ++spaces;
   }
-  return good * 100 >= s.size() * 95 && letters * 2 >= s.size() && spaces > 0;
+  return good * 100 >= s.size() * 95 && letters * 3 >= s.size() && spaces > 0;
 }
 
 struct blob {
@@ -383,7 +428,9 @@ std::vector<url_hit> find_suspicious_urls(std::string_view raw) {
            raw[end] != '\'' && raw[end] != '<' && raw[end] != '>' && raw[end] != ')' && raw[end] != '`')
       ++end;
     pos = end;
-    if (scheme != "http" && scheme != "https" && scheme != "ws" && scheme != "wss" && scheme != "ftp") continue;
+    if (scheme != "http" && scheme != "https" && scheme != "ws" && scheme != "wss" && scheme != "ftp" && scheme != "smb" &&
+        scheme != "sftp" && scheme != "ssh" && scheme != "tcp" && scheme != "udp")
+      continue;
     std::string_view rest = raw.substr(host_begin, end - host_begin);
     std::size_t host_end = rest.find_first_of("/?#");
     std::string host(rest.substr(0, host_end));
@@ -492,9 +539,96 @@ class evaluator {
         for (int& index : matched_) index = b.pattern_of[static_cast<std::size_t>(index)];
       for (int index : matched_) result_.signals.set(static_cast<std::size_t>(patterns[index].sig));
     }
+    alternative_views();
     evaluate();
     procedural_checks();
     return std::move(result_);
+  }
+
+  // Obfuscated spellings: analyse a de-obfuscated copy too (signals only; evidence stays on the
+  // original). Each view is built only when the text shows that kind of obfuscation.
+  void alternative_views() {
+    const auto& b = bank();
+    std::string_view view = norm_.view();
+    if (view.size() < 12 || view.size() > 65536 || !b.set) return;
+    std::vector<std::string> views;
+    // Letters separated by single spaces, dots or dashes: "s e n d", "p.a.s.s".
+    {
+      std::size_t singles = 0;
+      for (std::size_t i = 0; i + 2 < view.size(); ++i)
+        if (std::isalpha(static_cast<unsigned char>(view[i])) && (view[i + 1] == ' ' || view[i + 1] == '.' || view[i + 1] == '-') &&
+            std::isalpha(static_cast<unsigned char>(view[i + 2])) && (i == 0 || !std::isalnum(static_cast<unsigned char>(view[i - 1]))) &&
+            (i + 3 >= view.size() || !std::isalnum(static_cast<unsigned char>(view[i + 3]))))
+          ++singles;
+      if (singles >= 6) {
+        std::string joined;
+        for (std::size_t i = 0; i < view.size(); ++i) {
+          char c = view[i];
+          bool sep = c == ' ' || c == '.' || c == '-';
+          bool between_singles = sep && i > 0 && i + 1 < view.size() && std::isalnum(static_cast<unsigned char>(view[i - 1])) &&
+                                 std::isalnum(static_cast<unsigned char>(view[i + 1])) &&
+                                 (i < 2 || !std::isalnum(static_cast<unsigned char>(view[i - 2]))) &&
+                                 (i + 2 >= view.size() || !std::isalnum(static_cast<unsigned char>(view[i + 2])));
+          if (between_singles) continue;
+          if (c == ' ' && !joined.empty() && joined.back() == ' ') continue;
+          joined.push_back(c);
+        }
+        views.push_back(std::move(joined));
+      }
+    }
+    // Leetspeak: words mixing letters with 0 1 3 4 5 7.
+    {
+      std::size_t leet_words = 0;
+      std::string mapped(view);
+      std::size_t i = 0;
+      while (i < mapped.size()) {
+        if (!std::isalnum(static_cast<unsigned char>(mapped[i]))) { ++i; continue; }
+        std::size_t j = i;
+        bool letter = false, leet = false, other_digit = false;
+        while (j < mapped.size() && (std::isalnum(static_cast<unsigned char>(mapped[j])) || mapped[j] == '_')) {
+          char c = mapped[j];
+          if (std::isalpha(static_cast<unsigned char>(c))) letter = true;
+          else if (c == '0' || c == '1' || c == '3' || c == '4' || c == '5' || c == '7') leet = true;
+          else if (std::isdigit(static_cast<unsigned char>(c))) other_digit = true;
+          ++j;
+        }
+        if (letter && leet && !other_digit && j - i >= 3) {
+          ++leet_words;
+          for (std::size_t k = i; k < j; ++k) {
+            switch (mapped[k]) {
+              case '0': mapped[k] = 'o'; break;
+              case '1': mapped[k] = 'i'; break;
+              case '3': mapped[k] = 'e'; break;
+              case '4': mapped[k] = 'a'; break;
+              case '5': mapped[k] = 's'; break;
+              case '7': mapped[k] = 't'; break;
+              default: break;
+            }
+          }
+        }
+        i = j;
+      }
+      if (leet_words >= 3) views.push_back(std::move(mapped));
+    }
+    // Texts that announce their own encoding: ROT13 and reversed text.
+    if (view.find("rot13") != std::string_view::npos || view.find("rot-13") != std::string_view::npos ||
+        view.find("caesar") != std::string_view::npos) {
+      std::string rotated(view);
+      for (auto& c : rotated)
+        if (c >= 'a' && c <= 'z') c = static_cast<char>('a' + (c - 'a' + 13) % 26);
+      views.push_back(std::move(rotated));
+    }
+    if (view.find("revers") != std::string_view::npos) views.emplace_back(view.rbegin(), view.rend());
+    for (const auto& alt : views) {
+      std::vector<int> hits;
+      re2::RE2::Set::ErrorInfo info{};
+      if (!b.set->Match(alt, &hits, &info)) continue;
+      for (int index : hits) {
+        auto pattern = b.pattern_of[static_cast<std::size_t>(index)];
+        result_.signals.set(static_cast<std::size_t>(patterns[pattern].sig));
+        obfuscated_ = true;
+      }
+    }
   }
 
  private:
@@ -530,6 +664,40 @@ class evaluator {
     result_.hits.push_back({rule, level, confidence, where.first, where.second, {}, std::move(message)});
   }
 
+  // The sentence (of the normalised text) around byte i of the view.
+  std::string_view sentence_at(std::size_t i) const {
+    std::string_view v = norm_.view();
+    std::size_t start = std::min(i, v.size()), stop = std::min(i, v.size());
+    auto boundary = [&](std::size_t k) {
+      char c = v[k];
+      return c == '\n' || ((c == '.' || c == '!' || c == '?' || c == ';') && (k + 1 == v.size() || v[k + 1] == ' ' || v[k + 1] == '\n'));
+    };
+    while (start > 0 && !boundary(start - 1)) --start;
+    while (stop < v.size() && !boundary(stop)) ++stop;
+    return v.substr(start, stop - start);
+  }
+
+  // A sensitive path counts as a target only when its own sentence asks for something to be done
+  // with it; "credentials come from ~/.aws/credentials" is documentation.
+  bool sensitive_is_demanded() const {
+    static const re2::RE2 demand(
+        R"((?:^|[,;:(]\s*|\b(?:and|then|please|first|also|you|must|should|always|to|will|shall|need to|required to)\s+)(?:read|open|cat|load|fetch|retrieve|collect|gather|grab|extract|dump|include|attach|append|send|put|place|pass|copy|paste|upload|post|forward|embed|insert|add|provide|supply|submit|encode|export|call)\b|\b(?:contents?|content|text|copy|dump) of\b|\bmust\b|\bmandatory\b|\brequired\b|\bbefore (?:any|every|each|answering|responding|using|calling)\b|\binto\s+(?:the\s+)?['"`]|\bin\s+(?:the\s+)?['"`][\w-]+['"`])",
+        bank_options());
+    const auto& b = bank();
+    for (int index : matched_) {
+      if (patterns[index].sig != signal::sensitive_path) continue;
+      re2::StringPiece whole(norm_.view().data(), norm_.view().size()), capture;
+      re2::StringPiece input = whole;
+      while (re2::RE2::FindAndConsume(&input, *b.singles[static_cast<std::size_t>(index)], &capture)) {
+        auto at = static_cast<std::size_t>(capture.data() - whole.data());
+        std::string_view sentence = sentence_at(at);
+        if (re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), demand)) return true;
+        if (capture.empty()) break;
+      }
+    }
+    return false;
+  }
+
   // Sensitive mentions negated in the same sentence ("paths under ~/.ssh are rejected") do not count.
   bool sensitive_is_refused() const {
     if (!has(signal::refuse)) return false;
@@ -549,16 +717,22 @@ class evaluator {
   void evaluate() {
     using enum severity;
     const bool param = context_.role == field_role::parameter_description || context_.role == field_role::schema_text;
-    const bool sensitive = has(sensitive_path) && !sensitive_is_refused();
-    const bool strong_grab = sensitive || has(convo_self) || has(context_data) || has(self_context) || has(model_self) ||
-                             has(read_secret);
-    const bool weak_grab = has(history_weak) || has(secret_noun) || has(env_vars) || has(user_data) || has(sys_prompt);
     const bool moves = has(move_param) || has(move_out) || has(also_sink);
+    const bool sensitive = has(sensitive_path) && !sensitive_is_refused();
+    const bool sensitive_demanded = sensitive && sensitive_is_demanded();
+    const bool strong_grab = sensitive_demanded || has(convo_self) || has(context_data) || has(self_context) || has(model_self) ||
+                             (has(read_secret) && !has(refuse)) || ((has(user_secret) || has(grab_all)) && (moves || param));
+    const bool weak_grab = has(history_weak) || has(secret_noun) || has(env_vars) || has(user_data) || has(sys_prompt) ||
+                           has(user_secret) || has(grab_all) || sensitive;
     const bool grab = strong_grab || (weak_grab && (moves || has(oblige_strong) || has(conceal)));
-    const bool hides = has(conceal);
+    const bool hides = has(conceal) || has(deceive);
     const bool any_conceal = hides || has(conceal_weak) || has(consent_skip);
     const bool orders = has(oblige) || has(oblige_strong) || has(address_model);
     const bool authority_voice = has(authority) || has(tag_strong) || has(tag_weak) || has(impersonation) || has(role_token);
+    // Security tools quote attack text in order to detect it: "flags phrases like 'ignore previous
+    // instructions'". Without an order aimed at the model, such quotes are documentation.
+    const bool quoting = has(detection) && !hides && !has(address_model) && !(strong_grab && moves) && !has(redirect) &&
+                         !has(move_out);
 
     // Families for the compound rule: each is an independent kind of evidence.
     int families = 0, core = 0;
@@ -575,6 +749,12 @@ class evaluator {
     family(has(redirect) || has(redirect_weak), has(redirect));
     family(has(hijack_strong) || has(hijack_weak) || has(deprecate), has(hijack_strong));
 
+    if (quoting) {
+      if (has(override_) || has(tag_strong) || has(shell_danger) || has(role_token) || has(impersonation))
+        add("poison.instruction-override", low, 0.3, {override_, tag_strong, shell_danger},
+            "quotes injection-like text in what reads as detection documentation");
+      return;
+    }
     if (has(tag_strong)) {
       bool directive = orders || any_conceal || has(override_) || has(seq_global) || grab || moves || has(redirect) ||
                        has(hijack_strong) || has(hijack_weak);
@@ -594,12 +774,17 @@ class evaluator {
     if (has(override_)) add("poison.instruction-override", high, 0.9, {override_}, "tells the model to set aside its instructions or the user's");
     if (hides) {
       bool with_action = orders || moves || grab || has(redirect) || has(redirect_weak) || has(seq_global) || authority_voice ||
-                         has(hijack_strong);
-      add("poison.concealment", with_action ? high : medium, with_action ? 0.9 : 0.7, {conceal},
-          "asks to keep something from the user");
+                         has(hijack_strong) || has(hijack_weak) || has(deprecate) || has(cross_cue) || has(seq_local) ||
+                         has(dest_email) || has(consent_skip);
+      // Concealment from the user has no honest use in metadata, except next to masking/redaction.
+      bool protective = has(refuse) && !with_action;
+      add("poison.concealment", protective ? medium : high, with_action ? 0.9 : protective ? 0.5 : 0.75, {conceal, deceive},
+          has(deceive) && !has(conceal) ? "tells the model to mislead the user about what happened"
+                                        : "asks to keep something from the user");
     }
     if (sensitive) {
-      bool demanded = orders || has(seq_global) || moves || any_conceal || has(authority) || has(read_secret) || has(seq_local);
+      bool demanded = sensitive_demanded || ((has(seq_global) || moves || any_conceal || has(quoted_field)) &&
+                                             (orders || has(seq_global) || any_conceal || has(authority) || has(seq_local) || moves));
       if (demanded)
         add("poison.sensitive-target", high, 0.85, {sensitive_path, read_secret}, "directs the model at credential or configuration files");
       else
@@ -619,9 +804,13 @@ class evaluator {
     } else if ((has(history_weak) || (has(sys_prompt) && has(move_param))) && (moves || param) && (orders || any_conceal)) {
       add("poison.context-solicitation", medium, 0.6, {history_weak, sys_prompt}, "asks for the conversation history");
     }
-    if (param && (self_grab || (sensitive && moves) || (has(secret_noun) && (any_conceal || has(seq_global))))) {
+    if (param && (self_grab || sensitive || has(user_secret) || has(grab_all) || (has(read_secret) && !has(refuse)) ||
+                  (has(env_vars) && moves) || (has(secret_noun) && (any_conceal || has(seq_global) || moves)))) {
       add("poison.exfil-parameter", high, 0.85, {model_self, convo_self, context_data, self_context, sensitive_path, secret_noun},
           "parameter description asks for data the tool has no use for");
+    }
+    if (has(deceive) && (has(redirect_weak) || moves)) {
+      add("poison.redirection", high, 0.8, {deceive, redirect_weak}, "changes a value and shows the user what they asked for");
     }
     if (has(redirect)) {
       bool firm = any_conceal || orders || has(seq_global) || authority_voice || has(redirect_weak);
@@ -641,7 +830,8 @@ class evaluator {
           "policy-styled order to run extra steps around another tool");
     }
     if (has(hijack_strong)) {
-      add("poison.tool-hijack", (any_conceal || authority_voice || has(deprecate)) ? high : medium, 0.75, {hijack_strong},
+      add("poison.tool-hijack", (any_conceal || authority_voice || has(deprecate) || has(address_model) || has(hijack_weak)) ? high : medium,
+          0.75, {hijack_strong},
           "tells the model not to use other tools");
     } else if (has(hijack_weak) || has(deprecate)) {
       bool firm = any_conceal || authority_voice || has(seq_global);
@@ -662,6 +852,8 @@ class evaluator {
       add("poison.exfil-parameter", high, 0.8, {move_out}, "asks to send data to an outside destination");
     }
 
+    if (obfuscated_ && (hides || grab || has(override_) || has(redirect) || has(move_out)))
+      add("poison.compound-injection", high, 0.8, {}, "instructions to the model written in an obfuscated spelling");
     // Compound escalation: the shape of poisoning without any particular phrase.
     const bool classic = hides && grab && (moves || orders || has(seq_global) || authority_voice);
     const bool policy_styled = (has(authority) || has(tag_weak)) && grab && (any_conceal || has(seq_global) || has(oblige_strong));
@@ -708,14 +900,18 @@ class evaluator {
       }
       const bool tampering = has(also_sink) || has(redirect) || has(redirect_weak) || has(conceal) || has(move_out) ||
                              (has(move_param) && (has(authority) || has(oblige_strong) || has(oblige))) ||
-                             has(dest_email) || has(sensitive_path) || has(convo_self) || has(context_data) || has(override_);
+                             has(dest_email) || has(sensitive_path) || has(convo_self) || has(context_data) || has(override_) ||
+                             has(deceive) || has(consent_skip) || has(impersonation) || has(conceal_weak);
       std::string target = !referenced_foreign.empty() ? referenced_foreign : !referenced_sibling.empty() ? referenced_sibling : unknown;
       if (!target.empty() && tampering) {
         bool foreign = !referenced_foreign.empty();
         add(foreign ? "shadow.cross-server-instruction" : "poison.cross-tool-instruction", high, foreign ? 0.85 : 0.75,
             {cross_cue, also_sink, redirect}, "gives instructions that change how '" + target + "' is used");
-      } else if (!referenced_foreign.empty() && (has(oblige) || has(oblige_strong) || has(seq_global))) {
-        add("shadow.cross-server-instruction", medium, 0.6, {cross_cue},
+      } else if (!referenced_foreign.empty() && (has(deprecate) || has(hijack_weak) || has(hijack_strong))) {
+        add("shadow.cross-server-instruction", high, 0.8, {deprecate, hijack_weak, cross_cue},
+            "claims '" + referenced_foreign + "', a tool of another server, is replaced or unsafe");
+      } else if (!referenced_foreign.empty() && (has(oblige) || has(oblige_strong) || has(seq_global) || has(move_param))) {
+        add("shadow.cross-server-instruction", high, 0.75, {cross_cue},
             "gives instructions about '" + referenced_foreign + "', a tool of another server");
       }
     }
@@ -730,8 +926,10 @@ class evaluator {
         if (auto sep = body.find_last_of(":= "); sep != std::string_view::npos && sep + 1 < body.size()) body = body.substr(sep + 1);
         if (body.find("PRIVATE KEY") == std::string_view::npos && looks_like_placeholder(body)) continue;
         auto b = static_cast<std::size_t>(match.data() - raw_.data());
-        result_.hits.push_back({"poison.embedded-secret", severity::medium, 0.8, b, b + match.size(), {},
-                                "string looks like a live credential"});
+        bool used = has(move_out) || has(move_param) || has(oblige) || has(conceal) || has(consent_skip) || has(also_sink);
+        result_.hits.push_back({"poison.embedded-secret", used ? severity::high : severity::medium, used ? 0.8 : 0.75, b,
+                                b + match.size(), {},
+                                used ? "live-looking credential that the text tells the model to use" : "string looks like a live credential"});
         break;
       }
     }
@@ -785,6 +983,7 @@ class evaluator {
   text::normalized norm_;
   std::vector<int> matched_;
   injection_result result_;
+  bool obfuscated_ = false;
 };
 
 }  // namespace
