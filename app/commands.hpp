@@ -10,5 +10,8 @@ int run_proxy_command(const std::vector<std::string>& args);   // mcp-warden [op
 int run_scan_command(const std::vector<std::string>& args);    // mcp-warden scan ...
 int run_rules_command(const std::vector<std::string>& args);   // mcp-warden rules
 int run_explain_command(const std::vector<std::string>& args); // mcp-warden explain RULE_ID
+int run_discover_command(const std::vector<std::string>& args);  // mcp-warden discover
+int run_wrap_command(const std::vector<std::string>& args);      // mcp-warden wrap [CONFIG...|--all]
+int run_unwrap_command(const std::vector<std::string>& args);    // mcp-warden unwrap [CONFIG...|--all]
 
 }  // namespace warden::app

@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
     std::printf("mcp-warden %s\n", version);
     return 0;
   }
+  if (first == "discover") return run_discover_command(rest);
+  if (first == "wrap") return run_wrap_command(rest);
+  if (first == "unwrap") return run_unwrap_command(rest);
 #ifdef WARDEN_HAVE_SCAN
   if (first == "scan") return run_scan_command(rest);
   if (first == "rules") return run_rules_command(rest);

@@ -1,0 +1,21 @@
+#pragma once
+// Shared by discover / wrap / unwrap and scan --config: finding the client configs to work on.
+#include <string>
+#include <vector>
+
+#include "analysis/result.hpp"
+#include "config/client_configs.hpp"
+
+namespace warden::app {
+
+// home empty: $HOME plus APPDATA / XDG_CONFIG_HOME / CODEX_HOME from the environment; an explicit
+// home ignores those (a sandbox). project empty: the current directory.
+config::discovery_options discovery_from(const std::string& home, const std::string& project);
+
+// The candidate locations that exist as regular files.
+std::vector<config::config_location> existing_locations(const config::discovery_options& options);
+
+// An explicitly named config file, classified by name and content.
+result<config::config_location> location_of_file(const std::string& path);
+
+}  // namespace warden::app
