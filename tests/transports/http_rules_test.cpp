@@ -1,0 +1,120 @@
+#include "transports/http_rules.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace warden::transports;
+
+TEST_CASE("url: parsing") {
+  SUBCASE("https with default port") {
+    auto url = parse_http_url("https://Example.COM/mcp?x=1#frag");
+    REQUIRE(url);
+    CHECK(url->tls);
+    CHECK(url->host == "example.com");
+    CHECK(url->port == 443);
+    CHECK(url->target == "/mcp?x=1");
+    CHECK(url->host_header() == "example.com");
+  }
+  SUBCASE("explicit port, no path") {
+    auto url = parse_http_url("http://127.0.0.1:8080");
+    REQUIRE(url);
+    CHECK(url->port == 8080);
+    CHECK(url->target == "/");
+    CHECK(url->host_header() == "127.0.0.1:8080");
+  }
+  SUBCASE("IPv6 literal") {
+    auto url = parse_http_url("http://[::1]:9/sse");
+    REQUIRE(url);
+    CHECK(url->host == "::1");
+    CHECK(url->host_header() == "[::1]:9");
+  }
+  SUBCASE("errors") {
+    CHECK(parse_http_url("ftp://x/").error_message() == "unsupported URL scheme 'ftp' (use http or https)");
+    CHECK(parse_http_url("localhost:80").error_message() == "not an absolute URL: 'localhost:80'");
+    CHECK(parse_http_url("http://h:99999/").error_message() == "port out of range in URL: 99999");
+    CHECK(parse_http_url("http://h:8x/").error_message() == "malformed port in URL: '8x'");
+    CHECK(parse_http_url("http://u:p@h/").error_message() ==
+          "URLs with user information are not supported; use --header for credentials");
+    CHECK(parse_http_url("http:///x").error_message() == "URL has no host: 'http:///x'");
+  }
+}
+
+TEST_CASE("url: resolving the legacy endpoint") {
+  auto base = parse_http_url("http://h:1/a/sse");
+  REQUIRE(base);
+  CHECK(resolve_url(*base, "/message?sessionId=3")->target == "/message?sessionId=3");
+  CHECK(resolve_url(*base, "message?sessionId=3")->target == "/a/message?sessionId=3");
+  CHECK(resolve_url(*base, "?sessionId=3")->target == "/a/sse?sessionId=3");
+  CHECK(resolve_url(*base, "http://other:2/m")->host == "other");
+}
+
+TEST_CASE("media types") {
+  CHECK(accepts("application/json, text/event-stream", "text/event-stream"));
+  CHECK(accepts("Application/JSON;q=0.9", "application/json"));
+  CHECK(accepts("*/*", "application/json"));
+  CHECK(accepts("text/*", "text/event-stream"));
+  CHECK_FALSE(accepts("application/json", "text/event-stream"));
+  CHECK_FALSE(accepts("", "application/json"));
+  CHECK(is_media_type("application/json; charset=utf-8", "application/json"));
+  CHECK_FALSE(is_media_type("text/plain", "application/json"));
+}
+
+TEST_CASE("loopback names") {
+  CHECK(is_loopback_host("localhost"));
+  CHECK(is_loopback_host("LOCALHOST"));
+  CHECK(is_loopback_host("127.0.0.1"));
+  CHECK(is_loopback_host("127.1.2.3"));
+  CHECK(is_loopback_host("::1"));
+  CHECK(is_loopback_host("[::1]"));
+  CHECK_FALSE(is_loopback_host("127.0.0.1.evil.com"));
+  CHECK_FALSE(is_loopback_host("127.0.0.256"));
+  CHECK_FALSE(is_loopback_host("evil.example.com"));
+  CHECK_FALSE(is_loopback_host("0.0.0.0"));
+}
+
+TEST_CASE("Host and Origin validation (DNS rebinding)") {
+  origin_policy loopback;
+  SUBCASE("loopback host, no origin") { CHECK(check_host_and_origin(loopback, "127.0.0.1:8080", std::nullopt).empty()); }
+  SUBCASE("loopback host and origin") {
+    CHECK(check_host_and_origin(loopback, "localhost:8080", std::string_view("http://localhost:3000")).empty());
+    CHECK(check_host_and_origin(loopback, "[::1]:8080", std::string_view("http://[::1]:8080")).empty());
+  }
+  SUBCASE("rebinding: foreign Host") {
+    CHECK(check_host_and_origin(loopback, "evil.example.com", std::string_view("http://evil.example.com")) ==
+          "Host 'evil.example.com' is not allowed");
+  }
+  SUBCASE("foreign Origin with a loopback Host") {
+    CHECK(check_host_and_origin(loopback, "127.0.0.1:1", std::string_view("https://evil.example.com")) ==
+          "Origin 'https://evil.example.com' is not allowed");
+    CHECK(check_host_and_origin(loopback, "127.0.0.1:1", std::string_view("null")) == "Origin 'null' is not allowed");
+  }
+  SUBCASE("missing Host") { CHECK(check_host_and_origin(loopback, "", std::nullopt) == "missing Host header"); }
+  SUBCASE("allowed lists") {
+    origin_policy open;
+    open.loopback_only = false;
+    open.allowed_hosts = {"mcp.example.com"};
+    open.allowed_origins = {"https://app.example.com"};
+    CHECK(check_host_and_origin(open, "mcp.example.com:443", std::nullopt).empty());
+    CHECK(check_host_and_origin(open, "mcp.example.com", std::string_view("https://app.example.com")).empty());
+    CHECK(check_host_and_origin(open, "mcp.example.com", std::string_view("https://mcp.example.com")).empty());
+    CHECK_FALSE(check_host_and_origin(open, "localhost", std::nullopt).empty());
+    CHECK_FALSE(check_host_and_origin(open, "mcp.example.com", std::string_view("https://x.example.com")).empty());
+  }
+}
+
+TEST_CASE("protocol versions") {
+  CHECK(is_known_protocol_version("2025-06-18"));
+  CHECK_FALSE(is_known_protocol_version("2025-06-19"));
+  CHECK(is_well_formed_protocol_version("2030-01-01"));
+  CHECK_FALSE(is_well_formed_protocol_version("2025-6-18"));
+  CHECK_FALSE(is_well_formed_protocol_version("garbage!!!"));
+  CHECK(is_stateless_protocol_version("2026-07-28"));
+  CHECK_FALSE(is_stateless_protocol_version("2025-11-25"));
+}
+
+TEST_CASE("Mcp-Name header encoding") {
+  CHECK(encode_mcp_header_value("echo") == "echo");
+  CHECK(encode_mcp_header_value("file:///tmp/a b") == "file:///tmp/a b");
+  CHECK(encode_mcp_header_value(" padded") == "=?base64?IHBhZGRlZA==?=");
+  CHECK(encode_mcp_header_value("h\xC3\xA9") == "=?base64?aMOp?=");
+  CHECK(encode_mcp_header_value("") == "=?base64?" "?=");
+}
