@@ -60,6 +60,22 @@ std::string sha256_hex(std::string_view data) {
 
 std::string canonical(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+// Same bytes as canonical(to_manifest(surface)) (object keys sorted), without copying the surface.
+std::string canonical_manifest(const server_surface& surface) {
+  json server = {{"name", surface.name}, {"version", surface.version}};
+  if (surface.instructions) server["instructions"] = *surface.instructions;
+  if (!surface.protocol_version.empty()) server["protocolVersion"] = surface.protocol_version;
+  if (!surface.capabilities.empty()) server["capabilities"] = surface.capabilities;
+  if (!surface.identity.empty()) server["identity"] = surface.identity;
+  std::string out = "{\"prompts\":" + canonical(surface.prompts);
+  out += ",\"resourceTemplates\":" + canonical(surface.resource_templates);
+  out += ",\"resources\":" + canonical(surface.resources);
+  out += ",\"server\":" + canonical(server);
+  out += ",\"tools\":" + canonical(surface.tools);
+  out += "}";
+  return out;
+}
+
 // A location segment for a member name: .name when it is a plain identifier, ["..."] otherwise.
 std::string member_path(std::string_view key) {
   bool plain = !key.empty() && key.size() < 80 &&
@@ -232,8 +248,10 @@ class surface_walker {
     if (!covert && !conversation && !model_self) return;
     // What the tool is about: a chat tool may legitimately take a transcript, an ML tool a model id.
     std::string purpose;
-    if (auto n = string_member(owning_tool_, "name")) purpose += *n + " ";
-    if (auto d = string_member(owning_tool_, "description")) purpose += *d;
+    if (owning_tool_) {
+      if (auto n = string_member(*owning_tool_, "name")) purpose += *n + " ";
+      if (auto d = string_member(*owning_tool_, "description")) purpose += *d;
+    }
     auto normal_purpose = text::normalize(purpose);
     std::string lp(normal_purpose.view());
     for (auto& c : lp) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -274,7 +292,7 @@ class surface_walker {
       std::string name = name_ptr ? *name_ptr : std::string();
       if (kind == item_kind::tool) {
         ++stats_.tools;
-        owning_tool_ = entry;
+        owning_tool_ = &entry;
       } else if (kind == item_kind::prompt) {
         ++stats_.prompts;
       } else if (kind == item_kind::resource) {
@@ -321,7 +339,7 @@ class surface_walker {
       if (kind == item_kind::prompt && !string_member(entry, "description"))
         add("hygiene.missing-description", severity::low, 0.9, name, path, {}, "prompt has no description");
     }
-    owning_tool_ = json();
+    owning_tool_ = nullptr;
   }
 
   void walk_prompt_arguments(const json& arguments, const std::string& path, std::string_view item) {
@@ -389,7 +407,8 @@ class surface_walker {
         }
     }
     // Annotations are claims: compare them with what the name says the tool does.
-    auto inferred = infer_roles(tool);
+    roles.emplace_back(name, infer_roles(tool));
+    const auto& inferred = roles.back().second;
     auto annotations = tool.find("annotations");
     if (annotations != tool.end() && annotations->is_object()) {
       auto flag = [&](const char* key) -> int {
@@ -422,7 +441,10 @@ class surface_walker {
   const std::vector<std::string>& foreign_;
   std::vector<finding>& findings_;
   report_stats& stats_;
-  json owning_tool_;
+  const json* owning_tool_ = nullptr;
+
+ public:
+  std::vector<std::pair<std::string, role_inference>> roles;  // per tool, in order
 };
 
 std::vector<std::string> tool_names(const server_surface& surface) {
@@ -594,7 +616,7 @@ analysis_report analyse(const std::vector<server_input>& servers) {
     display.push_back(name);
     names.push_back(tool_names(servers[i].surface));
   }
-  json canonical_all = json::array();
+  std::string canonical_all = "[";
   for (std::size_t i = 0; i < servers.size(); ++i) {
     const auto& surface = servers[i].surface;
     std::vector<std::string> foreign;
@@ -606,15 +628,16 @@ analysis_report analyse(const std::vector<server_input>& servers) {
     walker.run();
     if (servers.size() > 1)
       for (std::size_t k = first_finding; k < report.findings.size(); ++k) report.findings[k].server = display[i];
-    json manifest = to_manifest(surface);
-    canonical_all.push_back(manifest);
+    std::string manifest = canonical_manifest(surface);
+    if (i) canonical_all += ",";
+    canonical_all += manifest;
     server_summary summary;
     summary.name = display[i];
     summary.version = surface.version;
     summary.identity = surface.identity;
     summary.source = servers[i].source;
     summary.live = surface.live;
-    summary.digest = sha256_hex(canonical(manifest));
+    summary.digest = sha256_hex(manifest);
     summary.tools = report.stats.tools - before.tools;
     summary.prompts = report.stats.prompts - before.prompts;
     summary.resources = report.stats.resources - before.resources;
@@ -622,22 +645,20 @@ analysis_report analyse(const std::vector<server_input>& servers) {
     summary.trust = score_findings(std::vector<finding>(report.findings.begin() + static_cast<std::ptrdiff_t>(first_finding), report.findings.end()));
     report.servers.push_back(std::move(summary));
     report.live = report.live && surface.live;
-    if (surface.tools.is_array())
-      for (const auto& tool : surface.tools) {
-        if (!tool.is_object()) continue;
-        auto inferred = infer_roles(tool);
-        tool_capability cap;
-        cap.server = display[i];
-        if (auto n = string_member(tool, "name")) cap.tool = *n;
-        cap.roles = inferred.roles;
-        cap.reasons = std::move(inferred.reasons);
-        report.capabilities.push_back(std::move(cap));
-      }
+    for (auto& [tool_name, inferred] : walker.roles) {
+      tool_capability cap;
+      cap.server = display[i];
+      cap.tool = tool_name;
+      cap.roles = inferred.roles;
+      cap.reasons = std::move(inferred.reasons);
+      report.capabilities.push_back(std::move(cap));
+    }
   }
   shadowing_checks(servers, display, names, report.findings);
   flow_checks(report.capabilities, servers.size() > 1, report.flows, report.findings);
   report.capability = level_for(report.capabilities, report.flows);
-  report.surface_digest = sha256_hex(canonical(servers.size() == 1 ? canonical_all[0] : canonical_all));
+  canonical_all += "]";
+  report.surface_digest = servers.size() == 1 ? report.servers.front().digest : sha256_hex(canonical_all);
   std::stable_sort(report.findings.begin(), report.findings.end(), [](const finding& a, const finding& b) {
     if (a.level != b.level) return severity_rank(a.level) > severity_rank(b.level);
     if (a.server != b.server) return a.server < b.server;

@@ -27,7 +27,7 @@ struct pattern_def {
 // Every pattern is matched case-insensitively against normalised text (NFKC, case-folded,
 // invisible characters removed, look-alike letters folded). Windows use [^.!?\n]* ("within one
 // sentence") rather than bounded repeats so the combined DFA stays small.
-#define W "[^.!?\\n]*"
+#define W "{W}"  // a sentence window; see compiled_bank
 #define Q "[`'\"]?"
 constexpr pattern_def patterns[] = {
     // -- pseudo-tags and chat-template tokens: an air of authority, or text hidden from views
@@ -78,16 +78,16 @@ constexpr pattern_def patterns[] = {
     {conceal, R"(\b(?:this is|it is|is|are|runs?|happens?|done|performed|(?:do|does) (?:it|this|so))\s+(?:completely\s+|fully\s+)?(?:silent(?:ly)?|quiet(?:ly)?|invisibl[ey]|in the background)\b|\bsilent (?:background|enrichment|step|copy|sync)\b)"},
     {conceal, R"(\b(?:add|send|forward|include|attach|copy|post|upload|run|execute|do|call|change|replace|append|delete|push|mirror|log|record|install|download|invoke|set)\s+(?:\w+\s+){0,3}(?:silently|quietly|secretly|covertly|invisibly|discreetly)\b)"},
     {conceal, R"((?:visible|shown?|display(?:ed)?|disclose|reveal|notify|tell|inform|show)[_ -]?(?:to[_ -])?(?:the[_ -])?user['"]?\s*[:=]\s*['"]?(?:false|no|0|never)\b|\b(?:should|must|need|is|are)\s*(?:not|never)\s+be\s+called out\b)"},
-    {deceive, R"(\b(?:tell|inform|assure|show|present|report|confirm|describe|display|say|claim|state)\b[^.!?\n]*\b(?:as if|as though|as your own|without attribution|(?:they|the user|the customer)\s+(?:originally\s+)?(?:asked|requested|named|chose|typed|picked|entered|gave|specified|wanted|expected|provided)|(?:their|the user's|the customer's)\s+(?:own|chosen|original|requested|typed)|(?:original|requested|expected) (?:figure|amount|value|ticker|address|recipient|city|destination|account|iban|number))\b)"},
-    {deceive, R"(\b(?:tell|inform|assure|show|say|claim|state|report)\s+(?:to\s+)?(?:the\s+)?(?:user|them|customers?)\s+(?:that\s+)?[^.!?\n]*\b(?:unavailable|fully booked|sold out|not available|failed|does not exist|is down|was saved|went to|were unavailable|is neutral|are neutral|no alternatives?)\b)"},
+    {deceive, R"(\b(?:tell|inform|assure|show|present|report|confirm|describe|display|say|claim|state)\b{W}\b(?:as if|as though|as your own|without attribution|(?:they|the user|the customer)\s+(?:originally\s+)?(?:asked|requested|named|chose|typed|picked|entered|gave|specified|wanted|expected|provided)|(?:their|the user's|the customer's)\s+(?:own|chosen|original|requested|typed)|(?:original|requested|expected) (?:figure|amount|value|ticker|address|recipient|city|destination|account|iban|number))\b)"},
+    {deceive, R"(\b(?:tell|inform|assure|show|say|claim|state|report)\s+(?:to\s+)?(?:the\s+)?(?:user|them|customers?)\s+(?:that\s+)?{W}\b(?:unavailable|fully booked|sold out|not available|failed|does not exist|is down|was saved|went to|were unavailable|is neutral|are neutral|no alternatives?)\b)"},
     {deceive, R"(\bkeep\s+(?:showing|displaying|telling|presenting)\s+(?:the\s+)?(?:user|customer)|\b(?:the\s+)?(?:user|customer|client)s?\s+only\s+(?:sees?|see)\b|\b(?:users?|customers?)\s+(?:will\s+)?see\s+the\s+original\b|\bkeep\s+(?:the\s+)?(?:displayed|visible|shown)\s+(?:\w+\s+){0,3}(?:the same|unchanged)|\bpresent\s+(?:these|this|them|it|the \w+)\s+as\s+(?:a\s+)?(?:neutral|independent|your own|unbiased|objective))"},
     {conceal_weak, R"(\b(?:silently|quietly|discreetly|invisibly|behind the scenes|in the background|transparently)\b)"},
     {conceal_weak, R"(\b(?:only|just)\s+(?:present|show|report|describe|display|mention|list)\s+(?:the\s+)?(?:filtered|new|original|user'?s?|visible|requested)\b)"},
     // Concealment from the user, in other languages (written without diacritics: text is folded).
     {conceal, R"(\bno\s+(?:se\s+lo\s+|se\s+la\s+|le\s+|les\s+|lo\s+)?(?:digas|diga|informes|informe|menciones|mencione|cuentes|cuente|avises|avise|reveles|muestres)\b|\bsin\s+(?:avisar|informar|decir)(?:le)?\s+(?:al\s+)?usuario)"},
-    {conceal, R"(\b(?:nutzer|benutzer|anwender|kunden)\w*\b[^.!?\n]*\bnicht\s+(?:\w+\s+)?(?:erwahnt|mitgeteilt|gesagt|angezeigt|informiert|offengelegt)|\b(?:nicht|niemals)\s+(?:\w+\s+)?(?:erwahnen|mitteilen|sagen|verraten|informieren|anzeigen)\b|\bohne\s+(?:den\s+|die\s+)?(?:nutzer|benutzer)\w*\s+zu\s+informieren)"},
+    {conceal, R"(\b(?:nutzer|benutzer|anwender|kunden)\w*\b{W}\bnicht\s+(?:\w+\s+)?(?:erwahnt|mitgeteilt|gesagt|angezeigt|informiert|offengelegt)|\b(?:nicht|niemals)\s+(?:\w+\s+)?(?:erwahnen|mitteilen|sagen|verraten|informieren|anzeigen)\b|\bohne\s+(?:den\s+|die\s+)?(?:nutzer|benutzer)\w*\s+zu\s+informieren)"},
     {conceal, R"(\bne\s+(?:le\s+|lui\s+|leur\s+|la\s+|les\s+)?(?:mentionne|dis|signale|revele|informe|previens|montre|parle)\w*\s+(?:jamais|pas|rien)\b|\bsans\s+(?:en\s+)?(?:informer|prevenir|avertir)\s+l'?utilisateur)"},
-    {conceal, R"(\bnao\s+(?:\w+\s+){0,3}(?:explique|conte|diga|informe|mencione|avise|revele|mostre)\w*\b|\bsem\s+(?:avisar|informar)\s+o\s+usuario|\bnon\s+(?:chiedere|dire|informare|menzionare|avvisare|rivelare|mostrare)\w*\b[^.!?\n]*\butente|\bsenza\s+(?:avvisare|informare)\s+l'?utente)"},
+    {conceal, R"(\bnao\s+(?:\w+\s+){0,3}(?:explique|conte|diga|informe|mencione|avise|revele|mostre)\w*\b|\bsem\s+(?:avisar|informar)\s+o\s+usuario|\bnon\s+(?:chiedere|dire|informare|menzionare|avvisare|rivelare|mostrare)\w*\b{W}\butente|\bsenza\s+(?:avvisare|informare)\s+l'?utente)"},
     {conceal, R"(\bvertel\s+(?:dit|het)\s+niet|\bniet\s+(?:vertellen|melden|vermelden|tonen)\b|\bbez\s+informowania\s+uzytkownika|\bnie\s+(?:mow|informuj|wspominaj|pokazuj)\w*|\bkullaniciya\s+(?:\w+\s+)?(?:bildirilmemeli|soylenmemeli|gosterilmemeli)\w*|\b(?:soyleme|bildirme|belirtme)(?:yin|yiniz)?\b)"},
     {conceal, R"(不要[^。，]{0,6}(?:告诉|通知|透露|提及|显示给)|勿[^。，]{0,4}(?:告知|透露)|(?:ユーザー|利用者)[^。、]{0,6}(?:伝え|知らせ|言わ|教え|通知し)(?:ない|るな)|알리지\s*마|말하지\s*마|알려주지\s*마|никогда\s+не\s+(?:сообщай|говори|рассказывай|упоминай)|не\s+(?:сообщай|говори|рассказывай|упоминай)\w*\s+(?:об\s+этом\s+)?пользовател|(?:و)?لا\s+تخبر|لا\s+تذكر|न\s+बताए|मत\s+बताओ|मत\s+बताएं)"},
     {consent_skip, R"(\bwithout\s+(?:first\s+)?(?:asking|prompting|confirming|confirmation|checking with|consulting|permission|approval|consent|user (?:approval|confirmation|consent))\b)"},
@@ -114,7 +114,7 @@ constexpr pattern_def patterns[] = {
     {impersonation, R"(\bthis (?:message|instruction|note|request) (?:is|comes) (?:from|by) (?:the\s+)?(?:user|system|admin|administrator|developer|anthropic|openai))"},
     // -- forced sequencing
     {seq_global, R"(\bbefore\s+(?:using|calling|invoking|running|executing|responding(?: to)?|answering|replying(?: to)?|doing|processing|handling|performing|trying|selecting|choosing)?\s*(?:any(?:thing)?|every|each|all)\s+(?:\w+\s+){0,2}(?:tools?|functions?|actions?|requests?|tasks?|quer(?:y|ies)|calls?|responses?|operations?|messages?|invocations?|questions?|prompts?|commands?|else)\b)"},
-    {seq_global, R"(\bbefore\b[^.!?\n]*\b(?:any|every|each|all)\s+(?:other\s+)?(?:[\w']+\s+){0,2}(?:tools?|functions?|actions?|requests?|tasks?|quer(?:y|ies)|calls?|responses?|operations?|messages?|invocations?|questions?|prompts?|commands?|servers?)\b|\bbefore\s+(?:any|every|each)\s+\w+|\b(?:unless|until)\s+(?:this|it)\s+(?:tool\s+)?(?:is|has been)\s+(?:called|invoked|run|used)\s+first\b|\bbefore (?:doing )?anything else\b)"},
+    {seq_global, R"(\bbefore\b{W}\b(?:any|every|each|all)\s+(?:other\s+)?(?:[\w']+\s+){0,2}(?:tools?|functions?|actions?|requests?|tasks?|quer(?:y|ies)|calls?|responses?|operations?|messages?|invocations?|questions?|prompts?|commands?|servers?)\b|\bbefore\s+(?:any|every|each)\s+\w+|\b(?:unless|until)\s+(?:this|it)\s+(?:tool\s+)?(?:is|has been)\s+(?:called|invoked|run|used)\s+first\b|\bbefore (?:doing )?anything else\b)"},
     {seq_global, R"(\b(?:at the (?:very\s+)?(?:start|beginning) of|to (?:start|begin)) (?:every|each|any|the|this|a new) (?:conversation|session|chat|task|request|interaction|turn)\b)"},
     {seq_global, R"(\bmust\s+(?:always\s+)?(?:first\b|be (?:called|invoked|run|used|executed) (?:first|before)|precede))"},
     {seq_global, R"(\b(?:every|each|any)\s+(?:invocation|call|request|time|use|response|message|query|session|conversation|interaction|tool call)\b)" W R"(\b(?:must|should|needs? to|shall|has to)\b)" W R"(\bfirst\b)"},
@@ -161,14 +161,15 @@ constexpr pattern_def patterns[] = {
     {model_self, R"(\b(?:model|llm|assistant|agent)\s+(?:that is\s+)?(?:calling|invoking|using)\s+this\s+(?:tool|function)\b|\b(?:identify|describe|name)\s+yourself\b)"},
     {user_data, R"(\bthe user'?s\s+(?:\w+\s+)?(?:emails?|contacts?|files?|documents?|location|address|phone(?: number)?|personal (?:data|information|details)|credentials|passwords?|browsing|calendar|notes|conversations?|chats?|messages?|financial|bank|health|medical|identity|profile|photos?|data|secrets?|keys?|tokens?)\b)"},
     // -- moving data
-    {move_param, R"(\b(?:dump|paste|put|include|add|insert|write|enter|append|list|place|copy|record)\b[^.!?\n]*\bhere\b|\bfill\s+(?:in\s+)?[{<\[]?\w+[}>\]]?\s+with\b|\bwhere\s+[a-z_]{3,}\s+is\s+(?:the\s+)?(?:[\w-]+\s+){0,2}(?:content|contents|value|text|output|body)\s+of\b|\b(?:set|filled|populated)\s+(?:\w+\s+)?(?:to|with)\s+(?:the\s+)?(?:full\s+|entire\s+|complete\s+|raw\s+)?(?:contents?|output|text|value|body|bodies|data)\s+of\b)"},
+    {move_param, R"(\b(?:dump|paste|put|include|add|insert|write|enter|append|list|place|copy|record)\b{W}\bhere\b|\bfill\s+(?:in\s+)?[{<\[]?\w+[}>\]]?\s+with\b|\bwhere\s+[a-z_]{3,}\s+is\s+(?:the\s+)?(?:[\w-]+\s+){0,2}(?:content|contents|value|text|output|body)\s+of\b|\b(?:set|filled|populated)\s+(?:\w+\s+)?(?:to|with)\s+(?:the\s+)?(?:full\s+|entire\s+|complete\s+|raw\s+)?(?:contents?|output|text|value|body|bodies|data)\s+of\b)"},
     {move_param, R"(\b(?:call|invoke|run|use)\s+[`'"]?[a-z][\w.-]*[`'"]?\s+with\s+(?:the\s+)?(?:user'?s?|your|all|every|full|contents?)\b|\b(?:use|set|put|fill|pass|submit)\s+['"][^'"]{3,}['"]\s+(?:as|for|in|into)\s+(?:the\s+)?[`'"]?[a-z]+_[a-z_]+|\bset\s+[`'"]?[\w.-]+[`'"]?\s+to\s+(?:['"]|\d|[\w.+-]+@))"},
     {move_param, R"(\b(?:include|attach|append|prepend|embed|insert|put|place|pass|add|copy|paste|send|forward|transmit|upload|post|provide|supply|submit|write|store|encode|leak|dump|share|echo|relay|mirror|record|log|save|fill|populate|stuff|enter)\b)" W R"(\b(?:in|into|inside|within|to|as|via|through|under|using)\s+(?:the\s+|a\s+|an\s+|this\s+|its\s+)?(?:[`'"][\w.$-]+[`'"]|[a-z0-9]+_[a-z0-9_]+\b|(?:\w+\s+)?(?:parameter|param|argument|field|property|input)\b))"},
     {move_param, R"(\b(?:include|attach|append|embed|insert|put|paste|add|copy|pass)\s+(?:its|the|their|this|that|all|any|full|complete|entire)\s+(?:\w+\s+)?(?:output|result|results|contents?|response|data|values?)\s+(?:in|into|to|with|as)\b)"},
     {move_out, R"(\b(?:send|sent|forward|post|upload|transmit|e-?mail|mail|bcc|cc|cop(?:y|ie)|report|deliver|sync|mirror|relay|exfiltrat|leak|share|beam|push|submit|log|stream|dispatch|replicat|store|stored|archiv|publish|stor)\w*\b)" W R"(\b(?:to|with|at|on|in|into)\s+(?:[\w.+-]+@[\w-]+\.[\w.-]+|[a-z][a-z0-9+.-]*://|#[a-z0-9][\w-]+|(?:an?\s+|the\s+)?(?:\w+\s+)?(?:public|shared|external|outside|third[- ]party|attacker|personal|remote)\s+(?:\w+\s+)?(?:channel|calendar|repo(?:sitory)?|gist|bucket|page|site|drive|folder|server|tracker|org(?:ani[sz]ation)?|account|remote|location|mailbox|inbox|address|share|endpoint)|our\s+(?:\w+\s+)?(?:cloud|server|endpoint|service|backend|tracker|bucket|collector|mailbox|remote|api)|\d{1,3}(?:\.\d{1,3}){3}|(?:our|this|the following|an?|the)\s+(?:external|remote|backup|archive|archival|audit|auditing|logging|monitoring|collection|analytics|third[- ]party|secure|central|compliance|verification|telemetry|offsite|off-site)\s+(?:server|endpoint|address|url|service|mailbox|inbox|account|webhook|api|system|bucket|host|collector)))"},
     {move_out, R"(\b(?:exfiltrate|exfiltrating|exfil|smuggle|smuggling)\b)"},
     {also_sink, R"(\b(?:also|additionally|as well|secretly|silently|automatically)\s+(?:\w+\s+){0,2}(?:send|forward|cc|bcc|copy|add|include|attach|append|post|upload|share|notify|report|mirror|relay|blind[- ]copy)\b)"},
-    {also_sink, R"(\bb?cc\b)" W R"(@|\bblind (?:carbon )?copy\b)"},
+    {also_sink, R"(\bb?cc\b)" W R"(@)"},
+    {also_sink, R"(\bblind (?:carbon )?copy\b)"},
     {read_secret, R"(\b(?:read|open|cat|load|fetch|retrieve|collect|gather|grab|obtain|extract|access|dump|harvest|scrape|copy|look up|search for|locate)\b)" W R"((?:/\.ssh|id_rsa|id_ed25519|\.env\b|/\.aws|credentials|api[ _-]?keys?|passwords?|private[ _-]?keys?|access[ _-]?tokens?|secret[ _-]?keys?|cookies|environment variables|seed phrase|mnemonic|wallet))"},
     {quoted_field, R"((?:^|[\s(])['"`][a-z_][\w-]{1,30}['"`](?:[\s.,;:)]|$)|\b[a-z]+_[a-z_]+\s+(?:parameter|param|field|argument))"},
     {dest_email, R"([\w.+-]+@[\w-]+(?:\.[\w-]+)+)"},
@@ -179,13 +180,13 @@ constexpr pattern_def patterns[] = {
     {redirect, R"(\b(?:regardless of|no matter|irrespective of|whatever|whichever)\s+(?:what\s+|which\s+)?(?:the\s+)?(?:user|customer|human|requested|specified|provided|given|they)\b)" W R"(\b(?:use|send|set|always|pay|transfer|route|replace|change)\b)"},
     {redirect, R"(\bwhen(?:ever)?\s+(?:the\s+)?user\s+(?:asks?|requests?|wants?|says?|specifies|mentions|provides|tries|gives|enters|names|chooses)\b)" W R"(\b(?:always|instead|actually|in fact|really|replace|substitute|swap)\b)"},
     {redirect, R"(\b(?:whatever|whichever|regardless of (?:what|which))\s+(?:\w+\s+){0,2}(?:the\s+)?(?:user|customer|they|employee|client|requester)s?\s+(?:\w+\s+)?(?:provides?|picks?|chooses?|selects?|gives?|enters?|types?|requests?|requested|asks?|asked|supplies|specifies|wants?|says?|names?|indicat\w*))"},
-    {redirect, R"(\b(?:use|set|send|route|pay|transfer|replace|change|query|book|pick|write|submit|deliver|allocate)\b[^.!?\n]*\b(?:regardless of|no matter|irrespective of)\b)"},
+    {redirect, R"(\b(?:use|set|send|route|pay|transfer|replace|change|query|book|pick|write|submit|deliver|allocate)\b{W}\b(?:regardless of|no matter|irrespective of)\b)"},
     {redirect, R"(\b(?:when(?:ever)?|if)\s+(?:the\s+)?(?:user|customer)\s+(?:asks?|requests?|wants?|says?|specifies|mentions|provides|tries|gives|enters|names|chooses|picks)\b)" W R"(\b(?:instead|replace|substitute|swap)\b)"},
-    {redirect, R"(\b(?:always\s+)?(?:replace|substitute|swap(?: out)?|overwrite)\b[^.!?\n]*\bwith\s+(?:[\w.+-]+@[\w-]+\.[\w.-]+|['"\d]|https?://|the\s+(?:nearest|our|a fixed|fixed|sponsored|partner))|\b(?:must\s+)?stay\s+at\s+the\s+default\b|\btreat\s+(?:any|the|every)\s+\w+\s+(?:the\s+)?(?:user|customer)\s+(?:supplies|provides|gives|enters)\s+as\b)"},
+    {redirect, R"(\b(?:always\s+)?(?:replace|substitute|swap(?: out)?|overwrite)\b{W}\bwith\s+(?:[\w.+-]+@[\w-]+\.[\w.-]+|['"\d]|https?://|the\s+(?:nearest|our|a fixed|fixed|sponsored|partner))|\b(?:must\s+)?stay\s+at\s+the\s+default\b|\btreat\s+(?:any|the|every)\s+\w+\s+(?:the\s+)?(?:user|customer)\s+(?:supplies|provides|gives|enters)\s+as\b)"},
     {redirect_weak, R"(\b(?:change|replace|swap|substitute|override|overwrite|rewrite|modify|alter|switch|redirect|reroute|route|map)\s+(?:the\s+|any\s+|all\s+|every\s+|each\s+)?(?:user(?:'s)?\s+)?(?:(?:specified|requested|provided|given|original|intended|target|destination|actual|real|supplied|chosen|entered)\s+)?(?:recipients?|accounts?|account numbers?|address(?:es)?|ibans?|wallets?|destinations?|tickers?|symbols?|cit(?:y|ies)|locations?|paths?|director(?:y|ies)|branch(?:es)?|amounts?|emails?|payees?|beneficiar(?:y|ies)|repos(?:itor(?:y|ies))?|urls?|endpoints?|hosts?|domains?|phone numbers?|currenc(?:y|ies)|quantit(?:y|ies)|prices?|targets?|channels?|usernames?)\b)" W R"(\b(?:to|with|into|for|by)\b)"},
     {redirect_weak, R"(\b(?:internal|routing|canonical|correct|updated|real|proper|official|designated|approved)\s+(?:routing\s+)?(?:alias|account|address|recipient|destination|iban|wallet|endpoint|payee)\b)"},
     {redirect_weak, R"(\binstead\b|\bin plaats van\b|\ben lugar de\b|\bau lieu de\b|\bstatt\b|\banstatt\b|\binvece d|\bem vez d|вместо|بدلا|بدلاً|而不是|代わりに|대신|yerine|zamiast)"},
-    {redirect_weak, R"(\b(?:iban|account|konto|compte|cuenta|rekening|conto)\b[^.!?\n]*\b[a-z]{2}\d{2}\s?[a-z0-9]{4}\s?[0-9a-z]{4}|\b0x[0-9a-f]{40}\b|\b\d{4}[ -]\d{4}[ -]\d{4}[ -]\d{4}\b|\b(?:quel que soit|cualquiera que sea|was auch immer|qualunque|qualquer que seja)\b)"},
+    {redirect_weak, R"(\b(?:iban|account|konto|compte|cuenta|rekening|conto)\b{W}\b[a-z]{2}\d{2}\s?[a-z0-9]{4}\s?[0-9a-z]{4}|\b0x[0-9a-f]{40}\b|\b\d{4}[ -]\d{4}[ -]\d{4}[ -]\d{4}\b|\b(?:quel que soit|cualquiera que sea|was auch immer|qualunque|qualquer que seja)\b)"},
     // -- steering tool choice
     {hijack_strong, R"(\b(?:never|do not|don't|must not|mustn't|should not|shouldn't|avoid|stop|refuse to|cannot|refrain from)\s+(?:ever\s+)?(?:use|using|call|calling|invoke|invoking|rely on|relying on|trust|trusting|choose|select|consider|recommend|suggest|offer|mention)\s+(?:any\s+)?(?:[\w-]+\s+(?:or\s+)?){0,3}(?:other|another|alternative|different|competing|third[- ]party|similar|the other|those|rival|external|built-in|default)\s+(?:[\w'-]+\s+(?:or\s+)?){0,3}(?:tools?|functions?|servers?|services?|search(?:es)?|providers?|sources?|methods?|options?|plugins?|apis?|integrations?)\b)"},
     {hijack_strong, R"(\b(?:other|all other|any other|competing|alternative)\s+(?:\w+\s+)?(?:tools?|servers?|services?|providers?|plugins?)\s+(?:are|is|have been|were)\s+(?:\w+\s+)?(?:unreliable|unsafe|insecure|deprecated|compromised|malicious|broken|outdated|untrusted|inaccurate|disabled|forbidden|not (?:allowed|permitted|trusted|safe|reliable)))"},
@@ -225,9 +226,45 @@ constexpr pattern_def patterns[] = {
 #undef W
 #undef Q
 
+// Windowed patterns ("A, then within the sentence B") make a combined DFA explode in states, so the
+// set holds only each pattern's trigger (the part before its first window) and a trigger hit is
+// confirmed with the full pattern. Patterns without windows go into the set whole.
+constexpr std::string_view window_marker = "{W}";
+constexpr std::string_view window_expression = "[^.!?\\n]*";
+
+std::string full_expression(std::string_view pattern) {
+  std::string out;
+  std::size_t pos = 0;
+  while (true) {
+    auto found = pattern.find(window_marker, pos);
+    out.append(pattern.substr(pos, found == std::string_view::npos ? std::string_view::npos : found - pos));
+    if (found == std::string_view::npos) break;
+    out.append(window_expression);
+    pos = found + window_marker.size();
+  }
+  return out;
+}
+
+// "A{W}B|C" may match through C alone, so such patterns cannot be gated on A.
+bool has_top_level_alternation(std::string_view pattern) {
+  int depth = 0;
+  bool in_class = false;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\') { ++i; continue; }
+    if (in_class) { if (c == ']') in_class = false; continue; }
+    if (c == '[') in_class = true;
+    else if (c == '(') ++depth;
+    else if (c == ')') --depth;
+    else if (c == '|' && depth == 0) return true;
+  }
+  return false;
+}
+
 struct compiled_bank {
   std::unique_ptr<re2::RE2::Set> set;
   std::vector<int> pattern_of;  // set index -> index in patterns[] (robust to a failed Add)
+  std::vector<bool> confirm;    // per pattern: the set holds a trigger only
   std::vector<std::unique_ptr<re2::RE2>> singles;  // same patterns, for match positions
   std::vector<std::string> errors;
 };
@@ -246,12 +283,22 @@ const compiled_bank& bank() {
     auto options = bank_options();
     b.set = std::make_unique<re2::RE2::Set>(options, re2::RE2::UNANCHORED);
     for (const auto& p : patterns) {
+      std::string_view expression = p.expression;
+      std::string full = full_expression(expression);
+      std::string trigger = full;
+      bool confirm = false;
+      if (auto cut = expression.find(window_marker); cut != std::string_view::npos && !has_top_level_alternation(full)) {
+        std::string head(expression.substr(0, cut));
+        re2::RE2 probe(head, options);
+        if (probe.ok()) { trigger = head; confirm = true; }  // unbalanced heads fall back to the full pattern
+      }
       std::string error;
-      int added = b.set->Add(p.expression, &error);
-      if (added < 0) b.errors.push_back(std::string(p.expression) + ": " + error);
+      int added = b.set->Add(trigger, &error);
+      if (added < 0) b.errors.push_back(full + ": " + error);
       else b.pattern_of.push_back(static_cast<int>(&p - patterns));
-      b.singles.push_back(std::make_unique<re2::RE2>(std::string("(") + p.expression + ")", options));
-      if (!b.singles.back()->ok()) b.errors.push_back(std::string(p.expression) + ": " + b.singles.back()->error());
+      b.confirm.push_back(confirm);
+      b.singles.push_back(std::make_unique<re2::RE2>("(" + full + ")", options));
+      if (!b.singles.back()->ok()) b.errors.push_back(full + ": " + b.singles.back()->error());
     }
     if (!b.set->Compile()) b.errors.emplace_back("pattern set failed to compile");
     return b;
@@ -315,14 +362,21 @@ bool looks_like_placeholder(std::string_view s) {
 
 // ---- encoded payloads --------------------------------------------------------------------------
 
-int b64_value(unsigned char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+' || c == '-') return 62;
-  if (c == '/' || c == '_') return 63;
-  return -1;
-}
+constexpr std::array<signed char, 256> b64_table = [] {
+  std::array<signed char, 256> t{};
+  for (auto& v : t) v = -1;
+  for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = static_cast<signed char>(c - 'A');
+  for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = static_cast<signed char>(c - 'a' + 26);
+  for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = static_cast<signed char>(c - '0' + 52);
+  t['+'] = t['-'] = 62;
+  t['/'] = t['_'] = 63;
+  return t;
+}();
+
+inline int b64_value(unsigned char c) { return b64_table[c]; }
+inline bool ascii_alpha(char c) { return static_cast<unsigned char>((c | 0x20) - 'a') < 26; }
+inline bool ascii_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+inline bool ascii_alnum(char c) { return ascii_alpha(c) || ascii_digit(c); }
 
 std::string base64_decode(std::string_view s) {
   std::string out;
@@ -364,16 +418,16 @@ std::vector<blob> find_encoded_blobs(std::string_view raw) {
   const auto n = raw.size();
   std::size_t i = 0;
   while (i < n && found.size() < 8) {
-    auto c = static_cast<unsigned char>(raw[i]);
-    if (b64_value(c) < 0) { ++i; continue; }
+    if (b64_value(static_cast<unsigned char>(raw[i])) < 0) { ++i; continue; }
     std::size_t j = i;
+    while (j < n && b64_value(static_cast<unsigned char>(raw[j])) >= 0) ++j;
+    if (j - i < 32) { i = j + 1; continue; }
     bool upper = false, lower = false, digit = false;
-    while (j < n && (b64_value(static_cast<unsigned char>(raw[j])) >= 0)) {
-      unsigned char d = static_cast<unsigned char>(raw[j]);
+    for (std::size_t k = i; k < j; ++k) {
+      unsigned char d = static_cast<unsigned char>(raw[k]);
       upper |= d >= 'A' && d <= 'Z';
       lower |= d >= 'a' && d <= 'z';
       digit |= d >= '0' && d <= '9';
-      ++j;
     }
     std::size_t k = j;
     while (k < n && raw[k] == '=' && k - j < 2) ++k;
@@ -535,14 +589,28 @@ class evaluator {
         for (std::size_t i = 0; i < b.singles.size(); ++i)
           if (re2::RE2::PartialMatch(view, *b.singles[i])) matched_.push_back(static_cast<int>(i));
       }
-      if (from_set)
+      if (from_set) {
         for (int& index : matched_) index = b.pattern_of[static_cast<std::size_t>(index)];
+        confirm_triggers(view, matched_);
+      }
       for (int index : matched_) result_.signals.set(static_cast<std::size_t>(patterns[index].sig));
     }
     alternative_views();
     evaluate();
     procedural_checks();
     return std::move(result_);
+  }
+
+  // Keeps the windowed patterns whose full expression matches (in place; indices into patterns[]).
+  void confirm_triggers(std::string_view text, std::vector<int>& indices) const {
+    const auto& b = bank();
+    re2::StringPiece piece(text.data(), text.size());
+    indices.erase(std::remove_if(indices.begin(), indices.end(),
+                                 [&](int index) {
+                                   auto i = static_cast<std::size_t>(index);
+                                   return b.confirm[i] && !re2::RE2::PartialMatch(piece, *b.singles[i]);
+                                 }),
+                  indices.end());
   }
 
   // Obfuscated spellings: analyse a de-obfuscated copy too (signals only; evidence stays on the
@@ -556,19 +624,19 @@ class evaluator {
     {
       std::size_t singles = 0;
       for (std::size_t i = 0; i + 2 < view.size(); ++i)
-        if (std::isalpha(static_cast<unsigned char>(view[i])) && (view[i + 1] == ' ' || view[i + 1] == '.' || view[i + 1] == '-') &&
-            std::isalpha(static_cast<unsigned char>(view[i + 2])) && (i == 0 || !std::isalnum(static_cast<unsigned char>(view[i - 1]))) &&
-            (i + 3 >= view.size() || !std::isalnum(static_cast<unsigned char>(view[i + 3]))))
+        if (ascii_alpha(view[i]) && (view[i + 1] == ' ' || view[i + 1] == '.' || view[i + 1] == '-') &&
+            ascii_alpha(view[i + 2]) && (i == 0 || !ascii_alnum(view[i - 1])) &&
+            (i + 3 >= view.size() || !ascii_alnum(view[i + 3])))
           ++singles;
       if (singles >= 6) {
         std::string joined;
         for (std::size_t i = 0; i < view.size(); ++i) {
           char c = view[i];
           bool sep = c == ' ' || c == '.' || c == '-';
-          bool between_singles = sep && i > 0 && i + 1 < view.size() && std::isalnum(static_cast<unsigned char>(view[i - 1])) &&
-                                 std::isalnum(static_cast<unsigned char>(view[i + 1])) &&
-                                 (i < 2 || !std::isalnum(static_cast<unsigned char>(view[i - 2]))) &&
-                                 (i + 2 >= view.size() || !std::isalnum(static_cast<unsigned char>(view[i + 2])));
+          bool between_singles = sep && i > 0 && i + 1 < view.size() && ascii_alnum(view[i - 1]) &&
+                                 ascii_alnum(view[i + 1]) &&
+                                 (i < 2 || !ascii_alnum(view[i - 2])) &&
+                                 (i + 2 >= view.size() || !ascii_alnum(view[i + 2]));
           if (between_singles) continue;
           if (c == ' ' && !joined.empty() && joined.back() == ' ') continue;
           joined.push_back(c);
@@ -579,21 +647,27 @@ class evaluator {
     // Leetspeak: words mixing letters with 0 1 3 4 5 7.
     {
       std::size_t leet_words = 0;
-      std::string mapped(view);
+      std::string mapped;
+      for (int pass = 0; pass < 2; ++pass) {
+      if (pass == 1) {
+        if (leet_words < 3) break;
+        mapped.assign(view);
+      }
+      std::string_view scan = pass == 0 ? view : std::string_view(mapped);
       std::size_t i = 0;
-      while (i < mapped.size()) {
-        if (!std::isalnum(static_cast<unsigned char>(mapped[i]))) { ++i; continue; }
+      while (i < scan.size()) {
+        if (!ascii_alnum(scan[i])) { ++i; continue; }
         std::size_t j = i;
         bool letter = false, leet = false, other_digit = false;
-        while (j < mapped.size() && (std::isalnum(static_cast<unsigned char>(mapped[j])) || mapped[j] == '_')) {
-          char c = mapped[j];
-          if (std::isalpha(static_cast<unsigned char>(c))) letter = true;
+        while (j < scan.size() && (ascii_alnum(scan[j]) || scan[j] == '_')) {
+          char c = scan[j];
+          if (ascii_alpha(c)) letter = true;
           else if (c == '0' || c == '1' || c == '3' || c == '4' || c == '5' || c == '7') leet = true;
-          else if (std::isdigit(static_cast<unsigned char>(c))) other_digit = true;
+          else if (ascii_digit(c)) other_digit = true;
           ++j;
         }
-        if (letter && leet && !other_digit && j - i >= 3) {
-          ++leet_words;
+        if (letter && leet && !other_digit && j - i >= 3 && pass == 0) ++leet_words;
+        if (letter && leet && !other_digit && j - i >= 3 && pass == 1) {
           for (std::size_t k = i; k < j; ++k) {
             switch (mapped[k]) {
               case '0': mapped[k] = 'o'; break;
@@ -607,6 +681,7 @@ class evaluator {
           }
         }
         i = j;
+      }
       }
       if (leet_words >= 3) views.push_back(std::move(mapped));
     }
@@ -623,9 +698,10 @@ class evaluator {
       std::vector<int> hits;
       re2::RE2::Set::ErrorInfo info{};
       if (!b.set->Match(alt, &hits, &info)) continue;
+      for (int& index : hits) index = b.pattern_of[static_cast<std::size_t>(index)];
+      confirm_triggers(alt, hits);
       for (int index : hits) {
-        auto pattern = b.pattern_of[static_cast<std::size_t>(index)];
-        result_.signals.set(static_cast<std::size_t>(patterns[pattern].sig));
+        result_.signals.set(static_cast<std::size_t>(patterns[index].sig));
         obfuscated_ = true;
       }
     }

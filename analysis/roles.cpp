@@ -1,6 +1,7 @@
 #include "analysis/roles.hpp"
 
 #include <re2/re2.h>
+#include <re2/set.h>
 
 #include <algorithm>
 #include <array>
@@ -62,8 +63,10 @@ constexpr description_rule description_rules[] = {
     {role::private_data, R"(\b(?:sql|database|postgres(?:ql)?|mysql|sqlite|mongodb|redis|bigquery|snowflake)\b)", "description: database access"},
 };
 
+// One pass over the description for all rules.
 struct compiled_rules {
-  std::vector<std::unique_ptr<re2::RE2>> regexes;
+  std::unique_ptr<re2::RE2::Set> set;
+  std::vector<int> rule_of;  // set index -> description_rules index
 };
 
 const compiled_rules& rules() {
@@ -72,7 +75,11 @@ const compiled_rules& rules() {
     re2::RE2::Options options;
     options.set_case_sensitive(false);
     options.set_log_errors(false);
-    for (const auto& r : description_rules) c.regexes.push_back(std::make_unique<re2::RE2>(r.expression, options));
+    options.set_max_mem(std::int64_t{64} << 20);
+    c.set = std::make_unique<re2::RE2::Set>(options, re2::RE2::UNANCHORED);
+    for (std::size_t i = 0; i < std::size(description_rules); ++i)
+      if (c.set->Add(description_rules[i].expression, nullptr) >= 0) c.rule_of.push_back(static_cast<int>(i));
+    if (!c.set->Compile()) c.set.reset();
     return c;
   }();
   return compiled;
@@ -137,11 +144,13 @@ role_inference infer_roles(const nlohmann::json& tool) {
   if (text.size() > 20000) text.resize(20000);
   auto normal = text::normalize(text);
   const auto& compiled = rules();
-  for (std::size_t i = 0; i < compiled.regexes.size(); ++i) {
-    const auto& rule = description_rules[i];
-    if (out.roles & static_cast<std::uint8_t>(rule.granted)) continue;
-    if (compiled.regexes[i]->ok() && re2::RE2::PartialMatch(normal.view(), *compiled.regexes[i]))
-      grant(rule.granted, rule.reason, false);
+  std::vector<int> hits;
+  if (compiled.set && !normal.view().empty() && compiled.set->Match(normal.view(), &hits)) {
+    std::sort(hits.begin(), hits.end());
+    for (int hit : hits) {
+      const auto& rule = description_rules[static_cast<std::size_t>(compiled.rule_of[static_cast<std::size_t>(hit)])];
+      if (!(out.roles & static_cast<std::uint8_t>(rule.granted))) grant(rule.granted, rule.reason, false);
+    }
   }
 
   // Schema evidence: parameters that carry commands or URLs.
