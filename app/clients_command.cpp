@@ -1,5 +1,9 @@
 // mcp-warden discover | wrap | unwrap: the MCP servers a user already has, in their clients' configs.
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -67,7 +71,8 @@ std::optional<int> parse_cli(CLI::App& cli, const std::vector<std::string>& args
 }
 
 std::string scope_label(const config::client_config& config) {
-  return std::string(config::display_name(config.location.client)) + " (" + config.location.scope + ")";
+  const std::string client(config::display_name(config.location.client));
+  return config.location.scope == "file" ? client : client + " (" + config.location.scope + ")";
 }
 
 std::string entry_label(const std::string& name, const std::string& project) {
@@ -87,18 +92,36 @@ std::string absolute_path(const std::string& path) {
   return ec ? path : absolute.lexically_normal().string();
 }
 
-// Writes through a symlink to its target (dotfile managers link configs), atomically.
-result<bool> replace_file(const fs::path& path, const std::string& content) {
+// Writes through a symlink to its target (dotfile managers link configs), atomically, with the
+// permissions of `like` (configs hold tokens: a backup must be no more readable than its original).
+result<bool> replace_file(const fs::path& path, const std::string& content, const fs::path& like) {
   std::error_code ec;
-  fs::path target = fs::is_symlink(path, ec) ? fs::canonical(path, ec) : path;
-  if (ec) return error{path.string() + ": cannot resolve the link: " + ec.message()};
+  fs::path target = path;
+  if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    target = fs::canonical(path, ec);
+    if (ec) return error{path.string() + ": cannot resolve the link: " + ec.message()};
+  }
   const fs::path temporary = target.string() + ".mcp-warden.tmp";
   {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << content;
-    if (!out.flush()) return error{temporary.string() + ": cannot be written"};
+    // Private until its permissions are set: the content may hold tokens.
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return error{temporary.string() + ": cannot be written: " + std::strerror(errno)};
+    std::size_t done = 0;
+    while (done < content.size()) {
+      const auto n = ::write(fd, content.data() + done, content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    const bool ok = done == content.size() && ::fsync(fd) == 0;
+    ::close(fd);
+    if (!ok) {
+      fs::remove(temporary, ec);
+      return error{temporary.string() + ": cannot be written"};
+    }
   }
-  fs::permissions(temporary, fs::status(target, ec).permissions(), ec);
+  const auto status = fs::status(like, ec);
+  if (!ec && status.permissions() != fs::perms::unknown) fs::permissions(temporary, status.permissions() & fs::perms::mask, ec);
   fs::rename(temporary, target, ec);
   if (ec) {
     fs::remove(temporary, ec);
@@ -211,7 +234,7 @@ int run_rewrite(rewrite_kind kind, const std::vector<std::string>& args) {
     std::error_code ec;
     if (wrapping && !fs::exists(backup_path(location.path), ec)) {
       // The first wrap keeps the untouched original; later wraps never overwrite it.
-      if (auto saved = replace_file(backup_path(location.path), loaded->text); !saved) {
+      if (auto saved = replace_file(backup_path(location.path), loaded->text, location.path); !saved) {
         std::fprintf(stderr, "mcp-warden wrap: %s (nothing changed)\n", saved.error_message().c_str());
         ++failures;
         continue;
@@ -219,7 +242,7 @@ int run_rewrite(rewrite_kind kind, const std::vector<std::string>& args) {
       std::printf("  backup: %s\n", backup_path(location.path).string().c_str());
     }
     if (wrapping && !options.audit_log_dir.empty()) fs::create_directories(options.audit_log_dir, ec);
-    if (auto written = replace_file(location.path, change->text); !written) {
+    if (auto written = replace_file(location.path, change->text, location.path); !written) {
       std::fprintf(stderr, "mcp-warden %s: %s\n", cli.get_name().c_str(), written.error_message().c_str());
       ++failures;
     }

@@ -259,3 +259,29 @@ TEST_CASE("is_warden_command and describe_entry") {
   e.argv = {"npx", "-y", "a b", "it's"};
   CHECK(describe_entry(e) == "stdio: npx -y 'a b' 'it'\\''s'");
 }
+
+TEST_CASE("examples/clients: every example config reads back with its stdio servers under mcp-warden") {
+  const fs::path examples = WARDEN_EXAMPLES_CLIENTS;
+  int files = 0;
+  for (const auto& item : fs::recursive_directory_iterator(examples)) {
+    if (!item.is_regular_file() || item.path().extension() == ".md") continue;
+    ++files;
+    CAPTURE(item.path().string());
+    std::ifstream in(item.path(), std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    const auto location = classify_path(item.path(), bytes.str());
+    CHECK(location.client != client_kind::other);
+    auto config = parse_client_config(location, bytes.str());
+    REQUIRE_MESSAGE(config, config.error_message());
+    CHECK_FALSE(config->servers.empty());
+    for (const auto& server : config->servers) {
+      CAPTURE(server.name);
+      if (server.transport == server_transport::stdio || server.wrapped) {
+        CHECK(server.wrapped);
+        CHECK(server.argv.front() == "/usr/local/bin/mcp-warden");
+      }
+    }
+  }
+  CHECK(files == 9);
+}
