@@ -325,6 +325,7 @@ constexpr const char* secret_patterns[] = {
 };
 
 struct secret_bank {
+  std::unique_ptr<re2::RE2::Set> set;  // one pass decides whether any pattern can match
   std::vector<std::unique_ptr<re2::RE2>> patterns;
 };
 
@@ -333,7 +334,11 @@ const secret_bank& secrets() {
     secret_bank b;
     re2::RE2::Options options;
     options.set_log_errors(false);
-    for (const char* p : secret_patterns) b.patterns.push_back(std::make_unique<re2::RE2>(p, options));
+    // Wrapped in a group: matching extracts the whole match as the first capture.
+    for (const char* p : secret_patterns) b.patterns.push_back(std::make_unique<re2::RE2>(std::string("(") + p + ")", options));
+    b.set = std::make_unique<re2::RE2::Set>(options, re2::RE2::UNANCHORED);
+    for (const char* p : secret_patterns) b.set->Add(p, nullptr);
+    if (!b.set->Compile()) b.set.reset();
     return b;
   }();
   return compiled;
@@ -993,8 +998,11 @@ class evaluator {
     }
 
     // Embedded secrets (raw text, case-sensitive).
-    if (raw_.size() >= 20) {
-      for (const auto& pattern : secrets().patterns) {
+    std::vector<int> secret_hits;
+    if (raw_.size() >= 20 && secrets().set && secrets().set->Match(raw_, &secret_hits)) {
+      std::sort(secret_hits.begin(), secret_hits.end());
+      for (int index : secret_hits) {
+        const auto& pattern = secrets().patterns[static_cast<std::size_t>(index)];
         re2::StringPiece input(raw_.data(), raw_.size()), match;
         if (!pattern->ok() || !re2::RE2::PartialMatch(input, *pattern, &match)) continue;
         // The last token of a match is the secret body; placeholders do not count.

@@ -136,44 +136,52 @@ std::string icu_skeleton(std::string_view utf8) {
   return out;
 }
 
-// Folds one non-ASCII code point for matching: NFKC + case fold (drops default-ignorables), then
-// letters whose confusable skeleton is plain ASCII become that ASCII ("а" Cyrillic -> "a").
-const std::string& fold_code_point(char32_t cp) {
-  thread_local std::unordered_map<char32_t, std::string> cache;
+struct folded_cp {
+  std::string normal;    // NFKC + case fold (empty for default-ignorables)
+  std::string ascii;     // confusable skeleton when it is plain ASCII letters/digits, else empty
+  bool letter = false;   // alphabetic (decides word membership)
+};
+
+// NFKC + case fold of one non-ASCII code point, and its ASCII look-alike if it has one.
+const folded_cp& fold_code_point(char32_t cp) {
+  thread_local std::unordered_map<char32_t, folded_cp> cache;
   if (auto it = cache.find(cp); it != cache.end()) return it->second;
-  std::string folded;
+  folded_cp out;
   const auto* nfkc = icu().nfkc_cf;
   icu::UnicodeString source(static_cast<UChar32>(cp));
   icu::UnicodeString normal;
   UErrorCode status = U_ZERO_ERROR;
   if (nfkc) normal = nfkc->normalize(source, status);
   if (!nfkc || U_FAILURE(status)) normal = source;
+  bool all_ascii_skeleton = true;
   for (int32_t i = 0; i < normal.length();) {
     UChar32 c = normal.char32At(i);
     i += U16_LENGTH(c);
+    append_utf8(out.normal, static_cast<char32_t>(c));
     if (c < 0x80) {
-      folded.push_back(static_cast<char>(c));
+      out.ascii.push_back(static_cast<char>(c));
+      out.letter = out.letter || std::isalpha(c);
       continue;
     }
+    out.letter = out.letter || u_isalpha(c);
     std::string one;
     append_utf8(one, static_cast<char32_t>(c));
     std::string skel = icu_skeleton(one);
     std::string ascii;
-    bool all_ascii = true;
     for (std::size_t k = 0; k < skel.size();) {
-      char32_t s = decode_utf8(skel, k);
-      if (s == invalid_code_point) { all_ascii = false; break; }
-      if (u_charType(static_cast<UChar32>(s)) == U_NON_SPACING_MARK) continue;  // accents
-      if (s >= 0x80) { all_ascii = false; break; }
-      ascii.push_back(static_cast<char>(s >= 'A' && s <= 'Z' ? s + 32 : s));
+      char32_t sc = decode_utf8(skel, k);
+      if (sc == invalid_code_point) { all_ascii_skeleton = false; break; }
+      if (u_charType(static_cast<UChar32>(sc)) == U_NON_SPACING_MARK) continue;  // accents
+      if (sc >= 0x80) { all_ascii_skeleton = false; break; }
+      ascii.push_back(static_cast<char>(sc >= 'A' && sc <= 'Z' ? sc + 32 : sc));
     }
-    // Only letters and digits are folded: punctuation skeletons would turn honest symbols into
-    // syntax the patterns care about.
-    bool alnum = u_isalnum(c) != 0;
-    folded += (all_ascii && alnum && !ascii.empty()) ? ascii : one;
+    // Only letters and digits are folded: punctuation skeletons would invent syntax.
+    if (!u_isalnum(c) || ascii.empty()) all_ascii_skeleton = false;
+    out.ascii += ascii;
   }
+  if (!all_ascii_skeleton) out.ascii.clear();
   if (cache.size() > 65536) cache.clear();  // bounded memory on adversarial inputs
-  return cache.emplace(cp, std::move(folded)).first->second;
+  return cache.emplace(cp, std::move(out)).first->second;
 }
 
 bool is_invisible_or_odd(char32_t cp) {
@@ -207,23 +215,70 @@ normalized normalize(std::string_view raw) {
     return out;
   }
   out.identity_ = false;
-  out.owned_.reserve(raw.size());
-  out.origin_.reserve(raw.size() + 1);
+  // Pass 1: one unit per source code point (ASCII lower-cased, others NFKC + case fold).
+  struct unit {
+    const folded_cp* fold;  // null for ASCII
+    char ascii;
+    std::uint32_t origin;
+  };
+  std::vector<unit> units;
+  units.reserve(raw.size());
+  std::size_t latin = 0, letters = 0;
   for (std::size_t i = 0; i < raw.size();) {
-    const auto start = i;
+    const auto start = static_cast<std::uint32_t>(i);
     const auto b = static_cast<unsigned char>(raw[i]);
     if (b < 0x80) {
-      out.owned_.push_back(static_cast<char>(b >= 'A' && b <= 'Z' ? b + 32 : b));
-      out.origin_.push_back(static_cast<std::uint32_t>(start));
+      char c = static_cast<char>(b >= 'A' && b <= 'Z' ? b + 32 : b);
+      units.push_back({nullptr, c, start});
+      if (c >= 'a' && c <= 'z') { ++latin; ++letters; }
       ++i;
       continue;
     }
     char32_t cp = decode_utf8(raw, i);
     if (cp == invalid_code_point) continue;  // reported by the hidden-text scan
-    const std::string& folded = fold_code_point(cp);
-    for (char c : folded) {
+    const folded_cp& f = fold_code_point(cp);
+    if (f.normal.empty()) continue;  // default-ignorable
+    units.push_back({&f, 0, start});
+    if (f.letter) {
+      ++letters;
+      // Full-width and other compatibility forms of Latin letters are Latin.
+      if (!f.normal.empty() && static_cast<unsigned char>(f.normal[0]) < 0x80) ++latin;
+    }
+  }
+  // Pass 2: words decide whether look-alike letters are folded to ASCII. A word that mixes Latin
+  // with other scripts, or a non-Latin word inside mostly-Latin text, is folded ("pаypal");
+  // genuine text in another script is kept as it is.
+  const bool mostly_latin = letters == 0 || latin * 10 >= letters * 6;
+  std::vector<bool> fold(units.size(), false);
+  for (std::size_t k = 0; k < units.size();) {
+    auto is_word = [&](const unit& u) {
+      return u.fold ? u.fold->letter || !u.fold->ascii.empty() : std::isalnum(static_cast<unsigned char>(u.ascii)) != 0;
+    };
+    if (!is_word(units[k])) { ++k; continue; }
+    std::size_t j = k;
+    bool has_latin = false, has_other = false;
+    for (; j < units.size() && is_word(units[j]); ++j) {
+      if (!units[j].fold) has_latin = has_latin || std::isalpha(static_cast<unsigned char>(units[j].ascii));
+      else if (static_cast<unsigned char>(units[j].fold->normal[0]) < 0x80) has_latin = true;
+      else has_other = true;
+    }
+    if (has_other && (has_latin || mostly_latin))
+      for (std::size_t m = k; m < j; ++m) fold[m] = true;
+    k = j;
+  }
+  out.owned_.reserve(raw.size());
+  out.origin_.reserve(raw.size() + 1);
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    const unit& u = units[k];
+    if (!u.fold) {
+      out.owned_.push_back(u.ascii);
+      out.origin_.push_back(u.origin);
+      continue;
+    }
+    const std::string& text = fold[k] && !u.fold->ascii.empty() ? u.fold->ascii : u.fold->normal;
+    for (char c : text) {
       out.owned_.push_back(c);
-      out.origin_.push_back(static_cast<std::uint32_t>(start));
+      out.origin_.push_back(u.origin);
     }
   }
   out.origin_.push_back(static_cast<std::uint32_t>(raw.size()));

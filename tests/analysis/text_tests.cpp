@@ -1,0 +1,81 @@
+#include <doctest/doctest.h>
+
+#include "analysis/text.hpp"
+
+using namespace warden::analysis;
+
+TEST_CASE("decode_utf8 rejects malformed sequences one byte at a time") {
+  SUBCASE("overlong encoding") {
+    std::string s = "\xC0\xAF";
+    std::size_t pos = 0;
+    CHECK(text::decode_utf8(s, pos) == text::invalid_code_point);
+    CHECK(pos == 1);
+  }
+  SUBCASE("surrogate") {
+    std::string s = "\xED\xA0\x80";
+    std::size_t pos = 0;
+    CHECK(text::decode_utf8(s, pos) == text::invalid_code_point);
+  }
+  SUBCASE("truncated") {
+    std::string s = "\xE2\x82";
+    std::size_t pos = 0;
+    CHECK(text::decode_utf8(s, pos) == text::invalid_code_point);
+    CHECK(pos == 1);
+  }
+  SUBCASE("valid four-byte") {
+    std::string s = "\xF0\x9F\x98\x80";
+    std::size_t pos = 0;
+    CHECK(text::decode_utf8(s, pos) == 0x1F600);
+    CHECK(pos == 4);
+  }
+  CHECK_FALSE(text::is_valid_utf8("ok \xFF"));
+  CHECK(text::is_valid_utf8("caf\xC3\xA9"));
+}
+
+TEST_CASE("normalize keeps ASCII as is and maps offsets back") {
+  auto n = text::normalize("Ignore This");
+  CHECK(n.identity());
+  CHECK(n.view() == "Ignore This");
+  CHECK(n.original_offset(7) == 7);
+}
+
+TEST_CASE("normalize folds look-alike spellings for matching") {
+  SUBCASE("full-width letters") {
+    std::string raw = "\xEF\xBC\xA9\xEF\xBD\x87\xEF\xBD\x8E\xEF\xBD\x8F\xEF\xBD\x92\xEF\xBD\x85";  // Ｉｇｎｏｒｅ
+    auto n = text::normalize(raw);
+    CHECK(n.view() == "ignore");
+    CHECK(n.original_offset(1) == 3);  // second letter starts at byte 3 of the original
+  }
+  SUBCASE("Cyrillic letters inside a Latin word") {
+    auto n = text::normalize("s\xD0\xB5nd");  // Cyrillic е
+    CHECK(n.view() == "send");
+  }
+  SUBCASE("zero-width characters disappear") {
+    auto n = text::normalize("ig\xE2\x80\x8Bnore");
+    CHECK(n.view() == "ignore");
+  }
+  SUBCASE("genuine Russian text stays Cyrillic") {
+    auto n = text::normalize("\xD0\xBD\xD0\xB5 \xD1\x81\xD0\xBE\xD0\xBE\xD0\xB1\xD1\x89\xD0\xB0\xD0\xB9");  // не сообщай
+    CHECK(n.view() == "\xD0\xBD\xD0\xB5 \xD1\x81\xD0\xBE\xD0\xBE\xD0\xB1\xD1\x89\xD0\xB0\xD0\xB9");
+  }
+}
+
+TEST_CASE("make_visible never emits raw control, bidi or invisible characters") {
+  CHECK(text::make_visible("a\x1b[8mb") == "a\\x1b[8mb");
+  CHECK(text::make_visible("x\xE2\x80\xAEy") == "x<U+202E>y");
+  CHECK(text::make_visible("line\nnext") == "line\\nnext");
+  CHECK(text::make_visible(std::string(20, ' ') + "z") == "<20 spaces>z");
+  CHECK(text::make_visible("bad \xFF") == "bad \\xff");
+}
+
+TEST_CASE("skeleton equates confusable identifiers") {
+  CHECK(text::skeleton("read_fiIe") == text::skeleton("read_file"));
+  CHECK(text::skeleton("send_\xD0\xB5mail") == text::skeleton("send_email"));
+  CHECK(text::skeleton("read_file") != text::skeleton("write_file"));
+}
+
+TEST_CASE("edit_distance stops above its limit") {
+  CHECK(text::edit_distance("create_issue", "create_isue", 2) == 1);
+  CHECK(text::edit_distance("kitten", "sitting", 3) == 3);
+  CHECK(text::edit_distance("a", "abcdefgh", 2) == 3);
+}
