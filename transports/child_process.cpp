@@ -12,6 +12,7 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <sys/syscall.h>
 
@@ -99,7 +100,8 @@ class spawned_child final : public child_process {
  public:
   spawned_child(asio::any_io_executor executor, pid_t pid, int stdin_fd, int stdout_fd,
                 std::size_t max_message_bytes)
-      : pid_(pid),
+      : executor_(executor),
+        pid_(pid),
         watch_(executor, pid),
         output_(make_fd_reader(executor, stdout_fd, max_message_bytes)),
         input_(make_fd_writer(executor, stdin_fd)) {}
@@ -107,7 +109,7 @@ class spawned_child final : public child_process {
   ~spawned_child() override {
     if (!exited_) {
       // Never leave a zombie or an orphan behind.
-      ::kill(pid_, SIGKILL);
+      ::kill(-pid_, SIGKILL);
       int status = 0;
       while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
       }
@@ -127,14 +129,28 @@ class spawned_child final : public child_process {
     co_return 0;
   }
 
-  void request_exit() override {
-    if (!exited_) ::kill(pid_, SIGTERM);
-  }
-  void kill() override {
-    if (!exited_) ::kill(pid_, SIGKILL);
+  // The whole group: the server and anything a wrapper started. The group id stays valid while
+  // any member lives, even after the leader was reaped.
+  void request_exit() override { ::kill(-pid_, SIGTERM); }
+  void kill() override { ::kill(-pid_, SIGKILL); }
+
+  asio::awaitable<void> async_stop_leftovers(std::chrono::milliseconds grace) override {
+    if (!group_alive()) co_return;
+    ::kill(-pid_, SIGTERM);
+    asio::steady_timer poll(executor_);
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    while (group_alive() && std::chrono::steady_clock::now() < deadline) {
+      poll.expires_after(std::chrono::milliseconds(20));
+      error_code ignored;
+      co_await poll.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    }
+    if (group_alive()) ::kill(-pid_, SIGKILL);
   }
 
  private:
+  bool group_alive() const { return ::kill(-pid_, 0) == 0; }
+
+  asio::any_io_executor executor_;
   pid_t pid_;
   exit_watch watch_;
   std::unique_ptr<message_reader> output_;
@@ -145,8 +161,10 @@ class spawned_child final : public child_process {
 // Between fork and exec only async-signal-safe calls: everything is prepared before the fork.
 [[noreturn]] void exec_child(const char* path, char* const* argv, char* const* envp, int stdin_fd,
                              int stdout_fd, int stderr_fd, int error_pipe, pid_t parent) {
-  ::prctl(PR_SET_PDEATHSIG, SIGTERM);   // no orphan if mcp-warden is killed
+  // No orphan even if mcp-warden is killed outright: the pipes close, and the server goes too.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);
+  ::setpgid(0, 0);
   if (::dup2(stdin_fd, STDIN_FILENO) < 0 || ::dup2(stdout_fd, STDOUT_FILENO) < 0 ||
       (stderr_fd >= 0 && ::dup2(stderr_fd, STDERR_FILENO) < 0)) {
     const int code = errno;
@@ -202,6 +220,7 @@ result<std::unique_ptr<child_process>> spawn_child(asio::any_io_executor executo
     exec_child(executable->c_str(), argv.data(), envp.data(), in_pipe[0], out_pipe[1], spec.stderr_fd,
                error_pipe[1], parent);
   const int fork_errno = errno;
+  if (pid > 0) ::setpgid(pid, pid);  // also here, so the group exists before we may signal it
   ::close(in_pipe[0]);
   ::close(out_pipe[1]);
   ::close(error_pipe[1]);

@@ -1,7 +1,8 @@
 #pragma once
 // A server started as a child process with its stdin/stdout as a message stream. The child gets
-// exactly the argv given, the inherited environment edited as asked, and dies with mcp-warden
-// (PR_SET_PDEATHSIG) so that a killed proxy leaves no orphan.
+// exactly the argv given and the inherited environment edited as asked. It leads a process group
+// of its own, so that stopping it also stops what a wrapper (npx, uv, sh -c) started under it, and
+// it dies with mcp-warden (PR_SET_PDEATHSIG, SIGKILL) even if mcp-warden itself is killed.
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <map>

@@ -2,6 +2,7 @@
 // The server side of a session: a message stream plus a lifetime. A child process over stdio is
 // one kind; an HTTP connection to a remote server is another. Single-threaded, like the streams.
 #include <boost/asio/awaitable.hpp>
+#include <chrono>
 #include <string>
 
 #include "transports/stream.hpp"
@@ -19,6 +20,12 @@ class server_link {
   virtual boost::asio::awaitable<int> async_wait_exit() = 0;
   virtual void request_exit() = 0;  // polite stop (SIGTERM, HTTP DELETE ...)
   virtual void kill() = 0;          // forced stop
+  // After the server is gone: stop whatever it left running (a wrapper's grandchildren), politely
+  // and then by force after `grace`. Nothing to do for most links.
+  virtual boost::asio::awaitable<void> async_stop_leftovers(std::chrono::milliseconds grace) {
+    (void)grace;
+    co_return;
+  }
 };
 
 }  // namespace warden::transports
