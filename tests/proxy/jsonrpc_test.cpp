@@ -120,3 +120,16 @@ TEST_CASE("error responses are well-formed JSON-RPC") {
   CHECK(parsed["error"]["message"] == "boom");
   CHECK(text.find('\n') == std::string::npos);
 }
+
+TEST_CASE("log excerpts cannot carry terminal escapes or broken UTF-8") {
+  CHECK(log_excerpt("plain text") == "plain text");
+  CHECK(log_excerpt("a\x1b[2Jb") == "a\\x1b[2Jb");
+  CHECK(log_excerpt("bell\x07 del\x7f") == "bell\\x07 del\\x7f");
+  CHECK(log_excerpt("c1 \xc2\x9b") == "c1 \\xc2\\x9b");
+  CHECK(log_excerpt("bad \xff") == "bad \\xff");
+  CHECK(log_excerpt("caf\xc3\xa9") == "caf\xc3\xa9");
+  CHECK(log_excerpt(std::string(300, 'x'), 10) == std::string(10, 'x') + "...");
+  SUBCASE("a multi-byte character at the cut is left out whole") {
+    CHECK(log_excerpt("ab\xe2\x82\xac", 3) == "ab...");
+  }
+}
