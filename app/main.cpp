@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "app/scan_configs.hpp"
 #include "app/version.hpp"
 
 int main(int argc, char** argv) {
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   if (first == "discover") return run_discover_command(rest);
   if (first == "wrap") return run_wrap_command(rest);
   if (first == "unwrap") return run_unwrap_command(rest);
+  if (first == "scan" && is_config_scan(rest)) return run_config_scan_command(rest);
 #ifdef WARDEN_HAVE_SCAN
   if (first == "scan") return run_scan_command(rest);
   if (first == "rules") return run_rules_command(rest);
