@@ -2,7 +2,9 @@
 // The inspection chain: observers and deciders that see every relayed message once it is parsed.
 // Inspectors run on the session's thread, must not block, and must not throw; the session catches
 // anything they throw anyway, logs it, counts it and forwards the message unchanged (fail open).
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -22,11 +24,18 @@ struct message_context {
 };
 
 struct verdict {
-  enum class action { forward, replace, block };
+  // ask (client requests only): the session holds the request, sends `question` to the client as
+  // the params of an elicitation/create of its own, and applies resume(answer) once the client
+  // answers (answer = the client's whole response), or resume(nullptr) after `ask_timeout` or when
+  // asking is impossible (e.g. inside a batch). resume must not return ask again.
+  enum class action { forward, replace, block, ask };
   action what = action::forward;
   nlohmann::json replacement;   // replace: the message to send instead
   nlohmann::json reply;         // block of a request: the response sent back to its sender
   std::string reason;           // for logs and the audit trail
+  nlohmann::json question;      // ask: elicitation/create params
+  std::function<verdict(const nlohmann::json* answer)> resume;  // ask: the final verdict
+  std::chrono::milliseconds ask_timeout{120000};
 
   static verdict forward() { return {}; }
 };

@@ -1,0 +1,18 @@
+#pragma once
+// Digests for pins and the audit chain: SHA-256 (OpenSSL) and the canonical JSON it is taken over.
+// Pure and thread-safe.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace warden::config {
+
+// Lower-case hex SHA-256 of the bytes.
+std::string sha256_hex(std::string_view bytes);
+
+// Canonical text of a JSON value: object keys sorted, no insignificant whitespace, UTF-8 kept
+// (invalid sequences replaced by U+FFFD), numbers as nlohmann prints them. Equal values give equal
+// text whatever the key order or spacing of the original.
+std::string canonical_json(const nlohmann::json& value);
+
+}  // namespace warden::config

@@ -1,0 +1,460 @@
+#include "proxy/audit_log.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include "config/digest.hpp"
+
+namespace warden::proxy {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view hash_prefix = ",\"hash\":\"";
+constexpr std::size_t hash_suffix_size = hash_prefix.size() + 64 + 2;  // ,"hash":"<64>"}
+constexpr std::size_t tail_window = 8u << 20;  // records are size-capped far below this
+
+std::string format_time(std::chrono::system_clock::time_point when) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count();
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  char buffer[96];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1,
+                parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, static_cast<int>(ms % 1000));
+  return buffer;
+}
+
+bool is_hex64(std::string_view s) {
+  if (s.size() != 64) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+// Holds flock(LOCK_EX) for one batch: several proxies may append to one log.
+class file_lock {
+ public:
+  // Refers to the descriptor member: rotation may swap it while the lock is held.
+  explicit file_lock(const int& fd) : fd_(fd) {
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  ~file_lock() {
+    if (fd_ >= 0) ::flock(fd_, LOCK_UN);
+  }
+  file_lock(const file_lock&) = delete;
+  file_lock& operator=(const file_lock&) = delete;
+
+ private:
+  const int& fd_;
+};
+
+}  // namespace
+
+record_check check_record(std::string_view line) {
+  record_check out;
+  if (line.size() < hash_suffix_size + 2 || line.substr(line.size() - 2) != "\"}" ||
+      line.substr(line.size() - hash_suffix_size, hash_prefix.size()) != hash_prefix) {
+    out.problem = "not a record (no trailing \"hash\" member)";
+    return out;
+  }
+  out.hash = std::string(line.substr(line.size() - 66, 64));
+  if (!is_hex64(out.hash)) {
+    out.problem = "not a record (malformed \"hash\")";
+    return out;
+  }
+  std::string body(line.substr(0, line.size() - hash_suffix_size));
+  body += '}';
+  if (config::sha256_hex(body) != out.hash) {
+    out.problem = "record content does not match its hash (the record was edited)";
+    return out;
+  }
+  try {
+    out.body = json::parse(body);
+  } catch (const json::exception&) {
+    out.problem = "not a record (invalid JSON)";
+    return out;
+  }
+  if (!out.body.is_object() || !out.body.contains("seq") || !out.body["seq"].is_number_unsigned() ||
+      !out.body.contains("prev") || !out.body["prev"].is_string() || !is_hex64(out.body["prev"].get<std::string>())) {
+    out.problem = "not a record (missing \"seq\" or \"prev\")";
+    return out;
+  }
+  out.ok = true;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+audit_log::audit_log(audit_options options) : options_(std::move(options)) {}
+
+result<std::unique_ptr<audit_log>> audit_log::open(audit_options options) {
+  std::unique_ptr<audit_log> log(new audit_log(std::move(options)));
+  if (auto opened = log->open_file(); !opened) return error{opened.error_message()};
+  {
+    file_lock lock(log->fd_);
+    log->refresh_tail();
+  }
+  log->writer_ = std::thread([raw = log.get()] { raw->writer_loop(); });
+  return log;
+}
+
+audit_log::~audit_log() { close(); }
+
+result<bool> audit_log::open_file() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = ::open(options_.path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd_ < 0) return error{"cannot open the audit log '" + options_.path + "': " + std::strerror(errno)};
+  struct stat info {};
+  ::fstat(fd_, &info);
+  inode_ = static_cast<std::uint64_t>(info.st_ino);
+  expected_size_ = std::uint64_t(-1);  // force a tail read
+  return true;
+}
+
+// Brings seq_/last_hash_ up to date with the file's last complete record. A torn last line (a
+// writer killed mid-write) is cut off and the loss is itself recorded.
+bool audit_log::refresh_tail() {
+  struct stat on_disk {};
+  if (::stat(options_.path.c_str(), &on_disk) != 0 || static_cast<std::uint64_t>(on_disk.st_ino) != inode_) {
+    if (!open_file()) return false;  // rotated (or removed) by another writer: follow the name
+    ::flock(fd_, LOCK_EX);
+  }
+  struct stat info {};
+  if (::fstat(fd_, &info) != 0) return false;
+  const auto size = static_cast<std::uint64_t>(info.st_size);
+  if (size == expected_size_) return true;
+  if (size == 0) {
+    seq_ = 0;
+    last_hash_ = genesis_hash;
+    expected_size_ = 0;
+    return true;
+  }
+  const std::uint64_t window = std::min<std::uint64_t>(size, tail_window);
+  std::string tail(window, '\0');
+  const ssize_t got = ::pread(fd_, tail.data(), window, static_cast<off_t>(size - window));
+  if (got < 0) return false;
+  tail.resize(static_cast<std::size_t>(got));
+
+  json torn_event;
+  std::uint64_t end = size;
+  if (tail.back() != '\n') {
+    const auto last_newline = tail.rfind('\n');
+    const std::size_t cut = last_newline == std::string::npos ? 0 : last_newline + 1;
+    const std::string torn = tail.substr(cut);
+    end = size - torn.size();
+    if (::ftruncate(fd_, static_cast<off_t>(end)) == 0) {
+      torn_event = {{"event", "torn_tail_discarded"},
+                    {"bytes", torn.size()},
+                    {"sha256", config::sha256_hex(torn)},
+                    {"note", "an incomplete last line (a writer stopped mid-write) was removed before appending"}};
+    }
+    tail.resize(cut);
+  }
+  seq_ = 0;
+  last_hash_ = genesis_hash;
+  if (!tail.empty()) {
+    tail.pop_back();  // the newline
+    const auto start = tail.rfind('\n');
+    const std::string_view line = std::string_view(tail).substr(start == std::string::npos ? 0 : start + 1);
+    const record_check last = check_record(line);
+    if (last.ok) {
+      seq_ = last.body["seq"].get<std::uint64_t>();
+      last_hash_ = last.hash;
+    } else {
+      last_hash_ = config::sha256_hex(line);  // keep chaining; verify will point at the bad line
+    }
+  }
+  expected_size_ = end;
+  if (!torn_event.is_null()) {
+    torn_event["ts"] = format_time(std::chrono::system_clock::now());
+    torn_event["seq"] = ++seq_;
+    torn_event["prev"] = last_hash_;
+    std::string body = torn_event.dump(-1, ' ', false, json::error_handler_t::replace);
+    const std::string hash = config::sha256_hex(body);
+    body.pop_back();
+    body += std::string(hash_prefix) + hash + "\"}\n";
+    if (write_all(fd_, body)) {
+      last_hash_ = hash;
+      expected_size_ += body.size();
+    }
+  }
+  return true;
+}
+
+void audit_log::rotate_if_needed() {
+  if (options_.rotate_bytes == 0 || expected_size_ < options_.rotate_bytes) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string base = options_.path;
+  const unsigned keep = std::max(1u, options_.keep_files);
+  fs::remove(base + "." + std::to_string(keep), ec);
+  for (unsigned k = keep; k-- > 1;)
+    fs::rename(base + "." + std::to_string(k), base + "." + std::to_string(k + 1), ec);
+  fs::rename(base, base + ".1", ec);
+  const int old_fd = fd_;
+  fd_ = -1;
+  if (!open_file()) {
+    fd_ = old_fd;  // keep appending to the renamed file rather than losing records
+    return;
+  }
+  ::flock(fd_, LOCK_EX);
+  ::flock(old_fd, LOCK_UN);
+  ::close(old_fd);
+  expected_size_ = 0;  // a fresh file: the chain continues from last_hash_
+  json event = {{"event", "log_rotated"}, {"previous_file", base + ".1"}, {"ts", format_time(std::chrono::system_clock::now())},
+                {"seq", ++seq_}, {"prev", last_hash_}};
+  std::string body = event.dump();
+  const std::string hash = config::sha256_hex(body);
+  body.pop_back();
+  body += std::string(hash_prefix) + hash + "\"}\n";
+  if (write_all(fd_, body)) {
+    last_hash_ = hash;
+    expected_size_ = body.size();
+  }
+}
+
+void audit_log::record(json event) {
+  entry next{std::chrono::system_clock::now(), std::move(event)};
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ && !writer_.joinable()) return;
+    if (queue_.size() >= options_.queue_capacity) {
+      ++dropped_;  // written as a "records_dropped" record by the next batch
+      return;
+    }
+    queue_.push_back(std::move(next));
+  }
+  wake_.notify_one();
+}
+
+void audit_log::writer_loop() {
+  for (;;) {
+    std::vector<entry> batch;
+    std::uint64_t dropped = 0;
+    bool stop = false;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait_for(lock, options_.sync_interval, [&] { return stopping_ || !queue_.empty() || dropped_ > 0; });
+      batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
+      queue_.clear();
+      dropped = std::exchange(dropped_, 0);
+      stop = stopping_;
+    }
+    if (!batch.empty() || dropped > 0) write_batch(batch, dropped);
+    const auto now = std::chrono::steady_clock::now();
+    if (dirty_ && (options_.sync == audit_sync::always ||
+                   (options_.sync == audit_sync::interval && now - last_sync_ >= options_.sync_interval))) {
+      ::fdatasync(fd_);
+      dirty_ = false;
+      last_sync_ = now;
+    }
+    if (stop) {
+      std::lock_guard lock(mutex_);
+      if (queue_.empty() && dropped_ == 0) break;
+    }
+  }
+  if (dirty_ && options_.sync != audit_sync::never) ::fdatasync(fd_);
+}
+
+void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
+  // Off the lock: timestamps and redaction (the expensive part).
+  for (auto& item : batch) {
+    if (!item.event.is_object()) item.event = {{"event", "invalid"}, {"value", item.event}};
+    item.event["ts"] = format_time(item.when);
+    if (options_.redact) {
+      try {
+        options_.redact(item.event);
+      } catch (...) {
+        item.event = {{"event", item.event.value("event", "unknown")}, {"redaction_failed", true}};
+      }
+    }
+  }
+  file_lock lock(fd_);
+  if (!refresh_tail()) {
+    write_errors_ += 1;
+    std::lock_guard guard(mutex_);
+    dropped_ += batch.size() + dropped;
+    return;
+  }
+  rotate_if_needed();
+  std::uint64_t seq_before = seq_;
+  std::string hash_before = last_hash_;
+  std::string text;
+  std::size_t in_text = 0;   // events of the batch inside `text`
+  std::uint64_t lost = 0;
+  // Hands `text` to the kernel; on failure the chain rewinds to the last written record.
+  auto flush = [&]() {
+    if (text.empty()) return;
+    if (write_all(fd_, text)) {
+      expected_size_ += text.size();
+      written_ += in_text;
+      dirty_ = true;
+    } else {
+      seq_ = seq_before;
+      last_hash_ = hash_before;
+      expected_size_ = std::uint64_t(-1);
+      ++write_errors_;
+      lost += in_text;
+    }
+    text.clear();
+    in_text = 0;
+    seq_before = seq_;
+    hash_before = last_hash_;
+  };
+  auto append = [&](json& event) {
+    event["seq"] = ++seq_;
+    event["prev"] = last_hash_;
+    std::string body = event.dump(-1, ' ', false, json::error_handler_t::replace);
+    last_hash_ = config::sha256_hex(body);
+    body.pop_back();
+    text += body;
+    text += hash_prefix;
+    text += last_hash_;
+    text += "\"}\n";
+  };
+  if (dropped > 0) {
+    json note = {{"event", "records_dropped"},
+                 {"count", dropped},
+                 {"ts", format_time(std::chrono::system_clock::now())},
+                 {"reason", "the audit queue was full or a write failed; these events were not recorded"}};
+    append(note);
+  }
+  for (auto& item : batch) {
+    append(item.event);
+    ++in_text;
+    // Rotate inside a large batch too, so no file grows far past the limit.
+    if (options_.rotate_bytes && expected_size_ != std::uint64_t(-1) && expected_size_ + text.size() >= options_.rotate_bytes) {
+      flush();
+      rotate_if_needed();
+      seq_before = seq_;
+      hash_before = last_hash_;
+    }
+  }
+  flush();
+  if (lost > 0 || (dropped > 0 && seq_ == 0)) {
+    std::lock_guard guard(mutex_);
+    dropped_ += lost;
+  } else {
+    total_dropped_ += dropped;
+  }
+}
+
+void audit_log::close() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ && !writer_.joinable()) return;
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  if (writer_.joinable()) writer_.join();
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+}
+
+audit_stats audit_log::stats() const {
+  audit_stats s;
+  s.written = written_;
+  s.write_errors = write_errors_;
+  std::lock_guard lock(mutex_);
+  s.dropped = total_dropped_ + dropped_;
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+verify_report verify_log(const std::string& path) {
+  verify_report report;
+  std::vector<std::string> files;
+  for (unsigned k = 1; k < 100000; ++k) {
+    const std::string rotated = path + "." + std::to_string(k);
+    std::error_code ec;
+    if (!std::filesystem::exists(rotated, ec)) break;
+    files.insert(files.begin(), rotated);
+  }
+  files.push_back(path);
+  std::string prev_hash;
+  std::uint64_t prev_seq = 0;
+  bool first = true;
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    std::ifstream in(files[f], std::ios::binary);
+    if (!in) {
+      report.ok = false;
+      report.problem = files[f] + ": cannot open";
+      return report;
+    }
+    report.files.push_back(files[f]);
+    const bool last_file = f + 1 == files.size();
+    std::string line;
+    std::uint64_t number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      const bool unterminated = in.eof();  // no newline after this line: the file ends inside it
+      const std::string where = files[f] + ":" + std::to_string(number) + ": ";
+      const record_check check = check_record(line);
+      if (!check.ok) {
+        if (unterminated && last_file) {
+          report.torn_tail = where + "incomplete last record (" + std::to_string(line.size()) +
+                             " bytes, the writer stopped mid-write); not counted";
+          break;
+        }
+        report.ok = false;
+        report.problem = where + check.problem;
+        return report;
+      }
+      const std::uint64_t seq = check.body["seq"].get<std::uint64_t>();
+      const std::string prev = check.body["prev"].get<std::string>();
+      if (first) {
+        if (prev != genesis_hash)
+          report.notes.push_back(where + "the chain starts at seq " + std::to_string(seq) +
+                                 " whose predecessor is not in these files (older rotated files removed?)");
+        first = false;
+      } else if (prev != prev_hash || seq != prev_seq + 1) {
+        report.ok = false;
+        std::string why;
+        if (seq > prev_seq + 1)
+          why = "expected seq " + std::to_string(prev_seq + 1) + ", found seq " + std::to_string(seq) +
+                " (records deleted or moved)";
+        else if (seq <= prev_seq)
+          why = "seq " + std::to_string(seq) + " follows seq " + std::to_string(prev_seq) +
+                " (records reordered or duplicated)";
+        else
+          why = "the record before this one was replaced or edited";
+        report.problem = where + "chain broken: \"prev\" does not match the hash of the record before it; " + why;
+        return report;
+      }
+      prev_hash = check.hash;
+      prev_seq = seq;
+      ++report.records;
+      if (unterminated) report.notes.push_back(where + "last record has no trailing newline");
+    }
+  }
+  return report;
+}
+
+}  // namespace warden::proxy

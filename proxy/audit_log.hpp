@@ -1,0 +1,124 @@
+#pragma once
+// The tamper-evident audit log: JSON Lines, one record per event, each record carrying the SHA-256
+// of the record before it ("prev") and of itself ("hash"), so that an edit, a deletion or a
+// reordering breaks the chain at the first record concerned.
+//
+// Record text: the canonical JSON of the event (keys sorted) with "seq", "ts", "prev" added, then
+// `,"hash":"<sha256 of that text>"` appended before the closing brace. verify_log() checks it
+// textually, never by re-serialising.
+//
+// Writing: record() never blocks the relay. Events go to a bounded queue; a writer thread
+// redacts them, chains them and appends each batch with one write(2) under flock(2) (several
+// proxies may share one file). When the queue is full the event is counted, not written, and the
+// next batch starts with a "records_dropped" record naming how many were lost.
+// Flush policy: a batch is handed to the kernel as soon as the writer wakes (immediately when idle),
+// so a crash or kill -9 of mcp-warden loses nothing already queued for more than a moment;
+// fdatasync(2) follows per `sync` (default: at most once per second while records arrive, and at
+// close). Rotation: past `rotate_bytes` the file is renamed FILE.1 (FILE.1 -> FILE.2 ...) and the
+// new file's first record continues the chain from the last hash of the old one.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "analysis/result.hpp"
+
+namespace warden::proxy {
+
+enum class audit_sync { never, interval, always };
+
+struct audit_options {
+  std::string path;
+  std::size_t queue_capacity = 16384;         // events waiting for the writer
+  std::uint64_t rotate_bytes = 64ull << 20;   // 0: never rotate
+  unsigned keep_files = 9;                    // rotated files kept (FILE.1 .. FILE.N)
+  audit_sync sync = audit_sync::interval;
+  std::chrono::milliseconds sync_interval{1000};
+  // Runs on the writer thread over each event before it is chained (secret redaction, size caps).
+  // Must be thread-safe with respect to the caller's other uses; must not throw (failures are caught).
+  std::function<void(nlohmann::json&)> redact;
+};
+
+struct audit_stats {
+  std::uint64_t written = 0;
+  std::uint64_t dropped = 0;
+  std::uint64_t write_errors = 0;
+};
+
+// Thread-safe: record() may be called from any thread. close() (or the destructor) drains the queue.
+class audit_log {
+ public:
+  static result<std::unique_ptr<audit_log>> open(audit_options options);
+  ~audit_log();
+  audit_log(const audit_log&) = delete;
+  audit_log& operator=(const audit_log&) = delete;
+
+  // Queues one event (a JSON object with at least "event"). Never blocks on I/O.
+  void record(nlohmann::json event);
+  // Writes everything queued, syncs, stops the writer. Idempotent.
+  void close();
+  audit_stats stats() const;
+
+ private:
+  explicit audit_log(audit_options options);
+  struct entry {
+    std::chrono::system_clock::time_point when;
+    nlohmann::json event;
+  };
+  result<bool> open_file();
+  void writer_loop();
+  void write_batch(std::vector<entry>& batch, std::uint64_t dropped);
+  bool refresh_tail();     // re-reads seq/hash when someone else appended (call under flock)
+  void rotate_if_needed();
+
+  audit_options options_;
+  int fd_ = -1;
+  std::uint64_t inode_ = 0;
+  std::uint64_t expected_size_ = 0;
+  std::uint64_t seq_ = 0;
+  std::string last_hash_;
+  std::chrono::steady_clock::time_point last_sync_{};
+  bool dirty_ = false;
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<entry> queue_;
+  std::uint64_t dropped_ = 0;       // guarded by mutex_
+  bool stopping_ = false;
+  std::atomic<std::uint64_t> written_{0}, total_dropped_{0}, write_errors_{0};
+  std::thread writer_;
+};
+
+// The hash a genesis record carries as "prev".
+inline constexpr std::string_view genesis_hash = "0000000000000000000000000000000000000000000000000000000000000000";
+
+struct verify_report {
+  bool ok = true;
+  std::uint64_t records = 0;        // complete, valid records
+  std::vector<std::string> files;   // verified, oldest first
+  std::string problem;              // first failure: "FILE:LINE: ..."
+  std::string torn_tail;            // a torn last line (crash mid-write): reported, not a failure
+  std::vector<std::string> notes;   // informational (chain starts in a removed file, ...)
+};
+
+// Verifies FILE and its rotated predecessors (FILE.N ... FILE.1, oldest first) as one chain.
+verify_report verify_log(const std::string& path);
+
+// One complete record line -> its hash, or an explanation why it is not a record.
+struct record_check {
+  bool ok = false;
+  std::string hash;
+  nlohmann::json body;   // the record without "hash"
+  std::string problem;
+};
+record_check check_record(std::string_view line);
+
+}  // namespace warden::proxy

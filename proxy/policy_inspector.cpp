@@ -1,0 +1,419 @@
+#include "proxy/policy_inspector.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "analysis/engine.hpp"
+#include "config/digest.hpp"
+#include "proxy/runtime_text.hpp"
+#include "proxy/surface_recorder.hpp"
+
+namespace warden::proxy {
+
+using nlohmann::json;
+using config::action;
+
+namespace {
+
+json response_with_result(const json& id, json result) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+}
+
+json denied_result() {
+  return {{"content", json::array({{{"type", "text"}, {"text", std::string(denied_call_text)}}})}, {"isError", true}};
+}
+
+std::optional<item_kind> listed_kind(std::string_view method) {
+  if (method == "tools/list") return item_kind::tool;
+  if (method == "prompts/list") return item_kind::prompt;
+  if (method == "resources/list") return item_kind::resource;
+  if (method == "resources/templates/list") return item_kind::resource_template;
+  return std::nullopt;
+}
+
+json rules_json(const std::vector<std::string>& rules) {
+  json out = json::array();
+  for (const auto& r : rules) out.push_back(r);
+  return out;
+}
+
+bool declares_elicitation(const json& capabilities) {
+  return capabilities.is_object() && capabilities.contains("elicitation");
+}
+
+}  // namespace
+
+policy_inspector::policy_inspector(policy_inspector_options options)
+    : options_(std::move(options)), engine_(options_.rules, options_.mode) {}
+
+result<std::unique_ptr<policy_inspector>> policy_inspector::create(policy_inspector_options options) {
+  std::unique_ptr<policy_inspector> self(new policy_inspector(std::move(options)));
+  if (!self->options_.lockfile_path.empty()) {
+    auto loaded = config::load_lockfile(self->options_.lockfile_path);
+    if (!loaded) return error{loaded.error_message()};
+    self->lock_ = std::move(*loaded);
+    if (auto it = self->lock_.servers.find(self->options_.identity); it != self->lock_.servers.end())
+      self->engine_.set_pins(&it->second);
+    else if (self->options_.rules.pins.first_sight == config::pin_mode::strict)
+      self->engine_.set_pins(nullptr);  // nothing approved yet: everything stays hidden
+  }
+  return self;
+}
+
+void policy_inspector::audit(json event) {
+  if (!options_.audit) return;
+  event["session"] = options_.session_id;
+  options_.audit->record(std::move(event));
+}
+
+// --- client -> server ----------------------------------------------------------------------------
+
+verdict policy_inspector::inspect(const message& msg, const message_context& context) {
+  if (context.from == direction::client_to_server) {
+    if (msg.kind == message_kind::request) return on_client_request(msg);
+    return verdict::forward();
+  }
+  if (msg.kind == message_kind::response) return on_server_response(msg, context);
+  if (msg.kind == message_kind::request) {
+    audit({{"event", "server_request"}, {"method", msg.method}, {"id", msg.id}, {"params", msg.doc.value("params", json())}});
+  } else if (msg.kind == message_kind::notification && list_kind_of_change(msg.method)) {
+    audit({{"event", "list_changed"}, {"method", msg.method}});
+  }
+  return verdict::forward();
+}
+
+verdict policy_inspector::on_client_request(const message& msg) {
+  const json params = msg.doc.value("params", json::object());
+  pending entry;
+  entry.method = msg.method;
+  entry.id = msg.id;
+  entry.started = std::chrono::steady_clock::now();
+  const std::string key = id_key(msg.id);
+
+  if (msg.method == "initialize" && params.is_object()) {
+    client_can_elicit_ = declares_elicitation(params.value("capabilities", json()));
+    audit({{"event", "client_initialize"},
+           {"clientInfo", params.value("clientInfo", json())},
+           {"protocolVersion", params.value("protocolVersion", json())},
+           {"elicitation", client_can_elicit_}});
+  }
+  // Stateless revisions carry the client's capabilities on every request.
+  if (params.is_object() && params.contains("_meta") && params["_meta"].is_object()) {
+    const json& meta = params["_meta"];
+    if (auto caps = meta.find("io.modelcontextprotocol/clientCapabilities"); caps != meta.end())
+      client_can_elicit_ = client_can_elicit_ || declares_elicitation(*caps);
+  }
+
+  if (msg.method == "tools/call" && params.is_object()) {
+    entry.tool = params.value("name", "");
+    entry.arguments = params.value("arguments", json::object());
+    entry.decision = engine_.decide_call(entry.tool, entry.arguments, entry.started);
+    entry.decided = true;
+    if (engine_.enforcing() && entry.decision.what == action::deny) {
+      record_pair(entry, nullptr, 0, {{"enforced", true}});
+      return deny_call(msg.id);
+    }
+    if (engine_.enforcing() && entry.decision.what == action::ask) {
+      pending_[key] = entry;
+      return ask_user(msg, pending_[key]);
+    }
+    pending_[key] = std::move(entry);
+    return verdict::forward();
+  }
+
+  if ((msg.method == "prompts/get" || msg.method == "resources/read") && params.is_object()) {
+    const item_kind kind = msg.method == "prompts/get" ? item_kind::prompt : item_kind::resource;
+    entry.tool = params.value(kind == item_kind::prompt ? "name" : "uri", "");
+    const std::string why = engine_.refuse_item(kind, entry.tool);
+    if (!why.empty()) {
+      entry.decision.what = action::deny;
+      entry.decision.reason = why;
+      entry.decision.rules = {"surface.hidden"};
+      entry.decided = true;
+      if (engine_.enforcing()) {
+        record_pair(entry, nullptr, 0, {{"enforced", true}});
+        verdict v;
+        v.what = verdict::action::block;
+        v.reason = why;
+        v.reply = json::parse(error_response(msg.id, -32602, "mcp-warden: blocked by the security policy"));
+        return v;
+      }
+    }
+  }
+  pending_[key] = std::move(entry);
+  return verdict::forward();
+}
+
+verdict policy_inspector::deny_call(const json& id) {
+  verdict v;
+  v.what = verdict::action::block;
+  v.reason = "tools/call denied by policy";
+  v.reply = response_with_result(id, denied_result());
+  return v;
+}
+
+verdict policy_inspector::ask_user(const message& msg, pending& entry) {
+  const std::string key = id_key(msg.id);
+  if (!client_can_elicit_) {
+    entry.asked = "no-elicitation";
+    entry.decision.what = action::deny;
+    entry.decision.reason += " (ask: the client did not declare the elicitation capability, so the call is denied)";
+    record_pair(entry, nullptr, 0, {{"enforced", true}});
+    pending_.erase(key);
+    return deny_call(msg.id);
+  }
+  json shown = entry.arguments;
+  redact_json(shown, true);
+  cap_json(shown, 200, 4);
+  std::string text = "mcp-warden asks: allow the tool '" + entry.tool + "'";
+  if (!server_name_.empty()) text += " of server '" + server_name_ + "'";
+  text += " to run with arguments " + shown.dump(-1, ' ', false, json::error_handler_t::replace) + "?";
+  if (!entry.decision.ask_text.empty()) text += " Reason: " + entry.decision.ask_text + ".";
+  verdict v;
+  v.what = verdict::action::ask;
+  v.reason = entry.decision.reason;
+  v.ask_timeout = std::chrono::seconds(options_.rules.ask_timeout_seconds);
+  v.question = {{"message", text},
+                {"requestedSchema",
+                 {{"type", "object"},
+                  {"properties", {{"approve", {{"type", "boolean"}, {"title", "Allow this call"}, {"description", "Allow this one call"}}}}},
+                  {"required", json::array({"approve"})}}}};
+  const json id = msg.id;
+  v.resume = [this, key, id](const json* answer) -> verdict {
+    auto it = pending_.find(key);
+    std::string outcome = "timeout";
+    bool approved = false;
+    if (answer) {
+      const json result = answer->value("result", json());
+      if (result.is_object()) {
+        outcome = result.value("action", "invalid");
+        const json content = result.value("content", json::object());
+        approved = outcome == "accept" && content.is_object() && content.value("approve", false) == true;
+        if (outcome == "accept" && !approved) outcome = "accept-without-approval";
+      } else {
+        outcome = "error";
+      }
+    }
+    if (it == pending_.end()) return approved ? verdict::forward() : deny_call(id);
+    it->second.asked = outcome;
+    if (approved) {
+      it->second.decision.what = action::allow;
+      it->second.decision.reason = "approved by the user (" + it->second.decision.reason + ")";
+      return verdict::forward();  // the pair is recorded when the server answers
+    }
+    it->second.decision.what = action::deny;
+    it->second.decision.reason = "the user did not approve (" + outcome + "): " + it->second.decision.reason;
+    record_pair(it->second, nullptr, 0, {{"enforced", true}});
+    pending_.erase(it);
+    return deny_call(id);
+  };
+  return v;
+}
+
+// --- server -> client ----------------------------------------------------------------------------
+
+verdict policy_inspector::on_server_response(const message& msg, const message_context& context) {
+  const std::string key = id_key(msg.id);
+  auto it = pending_.find(key);
+  if (it == pending_.end()) return verdict::forward();
+  pending entry = std::move(it->second);
+  pending_.erase(it);
+  const auto result = msg.doc.find("result");
+  const bool has_result = result != msg.doc.end();
+  json extra = json::object();
+  verdict outcome = verdict::forward();
+
+  if (entry.method == "initialize" && has_result && result->is_object()) {
+    const json info = result->value("serverInfo", json::object());
+    server_name_ = info.is_object() ? info.value("name", "") : "";
+    engine_.set_server_name(server_name_);
+  }
+
+  if (auto kind = listed_kind(entry.method); kind && has_result && result->is_object()) {
+    // Judge the items of this page (cached by digest), then hide what the policy hides.
+    analysis::server_surface page;
+    page.name = server_name_;
+    const char* member = *kind == item_kind::tool ? "tools" : *kind == item_kind::prompt ? "prompts"
+                         : *kind == item_kind::resource ? "resources" : "resourceTemplates";
+    json& target = *kind == item_kind::tool ? page.tools : *kind == item_kind::prompt ? page.prompts
+                   : *kind == item_kind::resource ? page.resources : page.resource_templates;
+    target = result->value(member, json::array());
+    engine_.judge_items(page);
+    std::vector<std::string> removed;
+    json filtered = engine_.filter_listing(*kind, *result, removed);
+    if (!removed.empty()) {
+      extra["hidden"] = removed;
+      extra["enforced"] = engine_.enforcing();
+      if (engine_.enforcing()) {
+        outcome.what = verdict::action::replace;
+        outcome.replacement = response_with_result(msg.id, std::move(filtered));
+        outcome.reason = std::to_string(removed.size()) + " item(s) hidden from " + entry.method;
+      }
+    }
+  }
+
+  if ((entry.method == "tools/call" || entry.method == "resources/read" || entry.method == "prompts/get") && has_result) {
+    const result_judgement judged = engine_.judge_result(entry.method, *result);
+    const bool blocked = judged.what == result_judgement::outcome::blocked;
+    if (entry.method == "tools/call") {
+      const bool is_error = result->is_object() && result->value("isError", false);
+      if (!(blocked && engine_.enforcing())) engine_.note_call_result(entry.tool, is_error);
+    }
+    if (!judged.rules.empty() || judged.changed) {
+      extra["result_rules"] = rules_json(judged.rules);
+      extra["result_action"] = blocked ? "block" : judged.what == result_judgement::outcome::sanitized ? "sanitize" : "redact";
+      if (!judged.reason.empty()) extra["result_reason"] = judged.reason;
+      if (judged.removed_invisible + judged.removed_escapes > 0)
+        extra["removed"] = {{"invisible", judged.removed_invisible}, {"escapes", judged.removed_escapes}};
+      if (judged.secrets_redacted) extra["secrets_redacted"] = judged.secrets_redacted;
+      extra["enforced"] = engine_.enforcing();
+      if (engine_.enforcing() && judged.changed) {
+        outcome.what = verdict::action::replace;
+        outcome.reason = "result " + std::string(blocked ? "blocked" : "sanitised") + ": " + judged.reason;
+        if (blocked && entry.method != "tools/call")
+          outcome.replacement = json::parse(error_response(msg.id, -32603, "mcp-warden: the content was withheld by the security policy"));
+        else
+          outcome.replacement = response_with_result(msg.id, judged.replacement);
+      }
+    }
+  }
+  record_pair(entry, &msg, context.raw.size(), std::move(extra));
+  return outcome;
+}
+
+void policy_inspector::record_pair(const pending& entry, const message* response, std::size_t bytes, json extra) {
+  if (!options_.audit) return;
+  const auto latency = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - entry.started);
+  json event = {{"event", entry.method == "tools/call" ? "call" : "request"},
+                {"method", entry.method},
+                {"id", entry.id},
+                {"latency_us", latency.count()}};
+  if (!entry.tool.empty()) event[entry.method == "resources/read" ? "uri" : entry.method == "tools/call" ? "tool" : "name"] = entry.tool;
+  if (entry.method == "tools/call") event["arguments"] = entry.arguments;
+  if (entry.decided) {
+    event["decision"] = std::string(config::to_string(entry.decision.what));
+    event["reason"] = entry.decision.reason;
+    event["rules"] = rules_json(entry.decision.rules);
+    if (!entry.decision.secrets.empty()) event["secrets"] = entry.decision.secrets;
+    if (!engine_.enforcing()) event["enforced"] = false;
+  }
+  if (!entry.asked.empty()) event["asked"] = entry.asked;
+  if (response) {
+    event["result_bytes"] = bytes;
+    if (auto error = response->doc.find("error"); error != response->doc.end()) event["error"] = *error;
+    else if (auto r = response->doc.find("result"); r != response->doc.end() && r->is_object() && r->value("isError", false))
+      event["is_error"] = true;
+  } else {
+    event["forwarded"] = false;
+  }
+  event["mode"] = std::string(config::to_string(engine_.mode()));
+  for (auto& [k, v] : extra.items()) event[k] = std::move(v);
+  audit(std::move(event));
+}
+
+void policy_inspector::surface_changed(const analysis::server_surface& surface, bool complete) {
+  engine_.judge_items(surface);
+  if (!complete) return;
+  // One surface record per distinct surface: digest, counts, findings summary.
+  analysis::server_surface pinned_view = surface;
+  pinned_view.identity = options_.identity;
+  const std::string digest = config::sha256_hex(config::canonical_json(analysis::to_manifest(pinned_view)));
+  if (digest != last_surface_) {
+    last_surface_ = digest;
+    const analysis::analysis_report report = analysis::analyse({analysis::server_input{surface, options_.identity}});
+    json counts = json::object();
+    json top = json::array();
+    for (const auto& f : report.findings) {
+      counts[std::string(analysis::to_string(f.level))] = counts.value(std::string(analysis::to_string(f.level)), 0) + 1;
+      if (top.size() < 20 && f.level >= analysis::severity::medium)
+        top.push_back({{"rule", f.rule_id}, {"severity", analysis::to_string(f.level)}, {"location", f.location}});
+    }
+    audit({{"event", "surface"},
+           {"server", {{"name", surface.name}, {"version", surface.version}, {"identity", options_.identity}}},
+           {"protocol_version", surface.protocol_version},
+           {"surface_digest", report.surface_digest.empty() ? digest : report.surface_digest},
+           {"tools", surface.tools.size()},
+           {"prompts", surface.prompts.size()},
+           {"resources", surface.resources.size()},
+           {"resource_templates", surface.resource_templates.size()},
+           {"grade", std::string(1, report.trust.grade)},
+           {"findings", counts},
+           {"top_findings", top}});
+  }
+  if (options_.lockfile_path.empty()) return;
+
+  const auto items = config::pin_surface(surface);
+  auto it = lock_.servers.find(options_.identity);
+  if (it == lock_.servers.end()) {
+    if (options_.rules.pins.first_sight == config::pin_mode::strict) {
+      if (last_drift_ != "unpinned") {
+        last_drift_ = "unpinned";
+        spdlog::warn("strict pinning: server '{}' has no pins; its items stay hidden until 'mcp-warden pins approve'", surface.name);
+        audit({{"event", "pins_missing"}, {"identity", options_.identity}, {"items", items.size()}});
+        save_pending(surface.name, items);
+      }
+      return;
+    }
+    // Trust on first use: pin what we see now.
+    config::server_pins pins;
+    pins.identity = options_.identity;
+    pins.server_name = surface.name;
+    pins.pinned_at = config::utc_timestamp();
+    for (const auto& item : items) pins.items[config::item_key(item.kind, item.name)] = item;
+    lock_.servers[options_.identity] = std::move(pins);
+    // Re-read before writing: another session may have pinned other servers meanwhile.
+    if (auto fresh = config::load_lockfile(options_.lockfile_path); fresh) {
+      fresh->servers[options_.identity] = lock_.servers[options_.identity];
+      lock_ = std::move(*fresh);
+    }
+    if (auto saved = config::save_lockfile(options_.lockfile_path, lock_); !saved)
+      spdlog::error("{}", saved.error_message());
+    engine_.set_pins(&lock_.servers[options_.identity]);
+    audit({{"event", "pins_created"}, {"identity", options_.identity}, {"items", items.size()}});
+    spdlog::info("pinned {} item(s) of server '{}' (trust on first use)", items.size(), surface.name);
+    return;
+  }
+  const auto drift = config::diff_pins(it->second, items);
+  json report = json::array();
+  for (const auto& d : drift) {
+    json fields = json::array();
+    for (const auto& f : d.fields) fields.push_back({{"field", f.field}, {"before", f.before}, {"after", f.after}});
+    json entry = {{"change", config::to_string(d.what)}, {"kind", d.kind}, {"name", d.name}, {"fields", fields}};
+    if (!d.previous_name.empty()) entry["previous_name"] = d.previous_name;
+    report.push_back(std::move(entry));
+  }
+  const std::string drift_digest = drift.empty() ? "" : config::sha256_hex(report.dump());
+  if (drift_digest == last_drift_) return;
+  last_drift_ = drift_digest;
+  if (drift.empty()) return;
+  save_pending(surface.name, items);
+  spdlog::warn("server '{}' drifted from its pins: {} item(s) changed{}", surface.name, drift.size(),
+               engine_.enforcing() && options_.rules.pins.hide_drift ? "; they are hidden until approved" : "");
+  audit({{"event", "pin_drift"},
+         {"rule", "pins.drift"},
+         {"severity", "high"},
+         {"identity", options_.identity},
+         {"enforced", engine_.enforcing() && options_.rules.pins.hide_drift},
+         {"drift", report}});
+}
+
+// Records what was seen for `pins diff` / `pins approve`, without touching the approved pins.
+void policy_inspector::save_pending(const std::string& server_name, const std::vector<config::pinned_item>& items) {
+  auto fresh = config::load_lockfile(options_.lockfile_path);
+  config::lockfile next = fresh ? std::move(*fresh) : lock_;
+  auto& entry = next.servers[options_.identity];
+  if (entry.identity.empty()) {
+    entry.identity = options_.identity;
+    entry.server_name = server_name;
+  }
+  entry.pending.clear();
+  for (const auto& item : items) entry.pending[config::item_key(item.kind, item.name)] = item;
+  entry.pending_seen_at = config::utc_timestamp();
+  if (auto saved = config::save_lockfile(options_.lockfile_path, next); !saved) spdlog::error("{}", saved.error_message());
+}
+
+void policy_inspector::session_ended() {
+  for (const auto& [key, entry] : pending_) record_pair(entry, nullptr, 0, {{"unanswered", true}});
+  pending_.clear();
+}
+
+}  // namespace warden::proxy

@@ -1,0 +1,75 @@
+#pragma once
+// The policy on live traffic: decides every tools/call (allow / deny / ask), hides items from
+// listings, refuses calls to hidden or drifted items, scans results, keeps the pins and writes the
+// audit trail (one record per request/response pair, with decision, matched rules and latency).
+// In audit mode it decides and records but forwards everything unchanged.
+// Runs on the session's thread like every inspector; not thread-safe.
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+
+#include "config/lockfile.hpp"
+#include "config/policy.hpp"
+#include "proxy/audit_log.hpp"
+#include "proxy/inspection.hpp"
+#include "proxy/policy_engine.hpp"
+
+namespace warden::proxy {
+
+struct policy_inspector_options {
+  config::policy rules = config::default_policy();
+  config::mode mode = config::mode::audit;
+  std::string identity;          // server identity for pins: argv joined, or a URL
+  std::string lockfile_path;     // "" = no pinning
+  audit_log* audit = nullptr;    // may be null; must outlive the inspector
+  std::string session_id;
+};
+
+class policy_inspector : public inspector {
+ public:
+  // Loads the lockfile (a malformed one is an error for the caller to report).
+  static result<std::unique_ptr<policy_inspector>> create(policy_inspector_options options);
+
+  std::string_view name() const override { return "policy"; }
+  verdict inspect(const message& msg, const message_context& context) override;
+
+  // The session's surface changed: re-judge items, pin on first sight, report drift.
+  void surface_changed(const analysis::server_surface& surface, bool complete);
+  // Requests still unanswered when the session ends are recorded as such.
+  void session_ended();
+
+  policy_engine& engine() noexcept { return engine_; }
+
+ private:
+  explicit policy_inspector(policy_inspector_options options);
+  struct pending {
+    std::string method;
+    std::string tool;
+    nlohmann::json id;
+    nlohmann::json arguments;
+    call_decision decision;
+    bool decided = false;       // a tools/call that went through decide_call
+    std::string asked;          // "", or the user's answer: accept / decline / cancel / timeout / no-elicitation
+    std::chrono::steady_clock::time_point started;
+  };
+  verdict on_client_request(const message& msg);
+  verdict on_server_response(const message& msg, const message_context& context);
+  verdict deny_call(const nlohmann::json& id);
+  verdict ask_user(const message& msg, pending& entry);
+  void record_pair(const pending& entry, const message* response, std::size_t bytes, nlohmann::json extra);
+  void audit(nlohmann::json event);
+  void save_pending(const std::string& server_name, const std::vector<config::pinned_item>& items);
+
+  policy_inspector_options options_;
+  policy_engine engine_;
+  config::lockfile lock_;
+  std::string server_name_;
+  bool client_can_elicit_ = false;
+  std::unordered_map<std::string, pending> pending_;
+  std::string last_drift_;       // digest of the last reported drift, so it is reported once
+  std::string last_surface_;     // digest of the last recorded surface
+};
+
+}  // namespace warden::proxy

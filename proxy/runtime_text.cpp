@@ -1,0 +1,327 @@
+#include "proxy/runtime_text.hpp"
+
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <memory>
+
+namespace warden::proxy {
+
+using nlohmann::json;
+
+namespace {
+
+struct pattern {
+  std::string_view kind;
+  std::string_view regex;  // group 1, when present, is the credential itself
+  bool generic;
+};
+
+// Shapes published by the issuers; anchored on their fixed prefixes so that ordinary text does not
+// match. Generic ones last.
+constexpr std::array<pattern, 14> patterns{{
+    {"private-key", R"(-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----|\z))", false},
+    {"aws-access-key-id", R"(\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b)", false},
+    {"github-token", R"(\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b)", false},
+    {"gitlab-token", R"(\b(glpat-[A-Za-z0-9_-]{20,})\b)", false},
+    {"slack-token", R"(\b(xox[abprs]-[A-Za-z0-9-]{10,}))", false},
+    {"slack-webhook", R"((https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}))", false},
+    {"anthropic-key", R"(\b(sk-ant-[A-Za-z0-9_-]{20,}))", false},
+    {"openai-key", R"(\b(sk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}))", false},
+    {"stripe-key", R"(\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}))", false},
+    {"google-api-key", R"(\b(AIza[0-9A-Za-z_-]{35}))", false},
+    {"jwt", R"(\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}))", false},
+    {"npm-token", R"(\b(npm_[A-Za-z0-9]{36}))", false},
+    {"credential-assignment",
+     R"((?i)(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token|client[_-]?secret)["']?\s*[:=]\s*["']?([^\s"',;]{8,}))",
+     true},
+    {"high-entropy", R"(([A-Za-z0-9+/_=-]{32,}))", true},
+}};
+
+struct compiled {
+  std::unique_ptr<re2::RE2::Set> set;
+  std::vector<std::unique_ptr<re2::RE2>> each;
+};
+
+const compiled& bank() {
+  static const compiled instance = [] {
+    compiled c;
+    re2::RE2::Options options;
+    options.set_log_errors(false);
+    options.set_max_mem(64 << 20);
+    c.set = std::make_unique<re2::RE2::Set>(options, re2::RE2::UNANCHORED);
+    for (const auto& p : patterns) {
+      c.set->Add(p.regex, nullptr);
+      c.each.push_back(std::make_unique<re2::RE2>(p.regex, options));
+    }
+    c.set->Compile();
+    return c;
+  }();
+  return instance;
+}
+
+double entropy_bits(std::string_view s) {
+  std::array<int, 256> counts{};
+  for (unsigned char c : s) ++counts[c];
+  double bits = 0;
+  for (int n : counts) {
+    if (!n) continue;
+    const double p = static_cast<double>(n) / static_cast<double>(s.size());
+    bits -= p * std::log2(p);
+  }
+  return bits;
+}
+
+// Random-looking: high entropy per character and a mix of letters and digits. Hex digests top out
+// at 4 bits per character and stay below the threshold; so do words and paths.
+bool looks_random(std::string_view s) {
+  bool digit = false, upper = false, lower = false;
+  for (char c : s) {
+    digit = digit || (c >= '0' && c <= '9');
+    upper = upper || (c >= 'A' && c <= 'Z');
+    lower = lower || (c >= 'a' && c <= 'z');
+  }
+  return digit && upper && lower && entropy_bits(s) >= 4.3;
+}
+
+}  // namespace
+
+std::vector<secret_hit> find_secrets(std::string_view text, bool generic) {
+  std::vector<secret_hit> hits;
+  if (text.size() < 8) return hits;
+  const compiled& c = bank();
+  std::vector<int> matched;
+  if (!c.set->Match(text, &matched)) return hits;
+  std::sort(matched.begin(), matched.end());
+  for (int index : matched) {
+    const pattern& p = patterns[static_cast<std::size_t>(index)];
+    if (p.generic && !generic) continue;
+    const re2::RE2& re = *c.each[static_cast<std::size_t>(index)];
+    const int groups = re.NumberOfCapturingGroups();
+    re2::StringPiece input(text.data(), text.size());
+    std::array<re2::StringPiece, 4> parts;
+    std::size_t pos = 0;
+    while (pos < text.size() && hits.size() < 1000) {
+      if (!re.Match(input, pos, text.size(), re2::RE2::UNANCHORED, parts.data(), std::min(groups + 1, 4))) break;
+      const re2::StringPiece whole = parts[0];
+      const re2::StringPiece key = (groups >= 1 && !parts[1].empty() && p.kind != "private-key") ? parts[1] : whole;
+      const auto begin = static_cast<std::size_t>(key.data() - text.data());
+      const auto end = begin + key.size();
+      bool keep = true;
+      if (p.kind == "high-entropy") keep = looks_random(std::string_view(key.data(), key.size()));
+      if (p.kind == "credential-assignment")
+        keep = entropy_bits(std::string_view(key.data(), key.size())) >= 2.5;  // "password=changeme" stays
+      if (keep) hits.push_back({p.kind, begin, end});
+      const auto next = static_cast<std::size_t>(whole.data() - text.data()) + std::max<std::size_t>(whole.size(), 1);
+      pos = next;
+    }
+  }
+  // Overlaps (a token both "github-token" and "high-entropy"): keep the first, most specific kind.
+  std::stable_sort(hits.begin(), hits.end(), [](const secret_hit& a, const secret_hit& b) { return a.begin < b.begin; });
+  std::vector<secret_hit> merged;
+  for (const auto& h : hits) {
+    if (!merged.empty() && h.begin < merged.back().end) {
+      merged.back().end = std::max(merged.back().end, h.end);
+      continue;
+    }
+    merged.push_back(h);
+  }
+  return merged;
+}
+
+std::string redact_secrets(std::string_view text, bool generic, std::size_t* count) {
+  const auto hits = find_secrets(text, generic);
+  if (count) *count = hits.size();
+  if (hits.empty()) return std::string(text);
+  std::string out;
+  out.reserve(text.size());
+  std::size_t at = 0;
+  for (const auto& h : hits) {
+    out.append(text.substr(at, h.begin - at));
+    out += "[REDACTED:";
+    out += h.kind;
+    out += "]";
+    at = h.end;
+  }
+  out.append(text.substr(at));
+  return out;
+}
+
+std::size_t redact_json(json& value, bool generic) {
+  std::size_t total = 0;
+  if (value.is_string()) {
+    std::size_t n = 0;
+    std::string redacted = redact_secrets(value.get_ref<const std::string&>(), generic, &n);
+    if (n) value = std::move(redacted);
+    return n;
+  }
+  if (value.is_array() || value.is_object())
+    for (auto& child : value) total += redact_json(child, generic);
+  return total;
+}
+
+std::vector<std::string> secret_kinds_in(const json& value, bool generic) {
+  std::vector<std::string> kinds;
+  auto walk = [&](const json& v, auto& self) -> void {
+    if (v.is_string()) {
+      for (const auto& h : find_secrets(v.get_ref<const std::string&>(), generic))
+        if (std::find(kinds.begin(), kinds.end(), h.kind) == kinds.end()) kinds.emplace_back(h.kind);
+    } else if (v.is_array() || v.is_object()) {
+      for (const auto& child : v) self(child, self);
+    }
+  };
+  walk(value, walk);
+  return kinds;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// One code point at `pos` (advancing it); U+FFFD and one byte for anything ill-formed.
+char32_t next_code_point(std::string_view s, std::size_t& pos, bool& invalid) {
+  const auto b0 = static_cast<unsigned char>(s[pos]);
+  invalid = false;
+  if (b0 < 0x80) {
+    ++pos;
+    return b0;
+  }
+  int length = b0 >= 0xF0 && b0 <= 0xF4 ? 4 : b0 >= 0xE0 ? 3 : b0 >= 0xC2 && b0 < 0xE0 ? 2 : 0;
+  if (length == 0 || pos + static_cast<std::size_t>(length) > s.size()) {
+    ++pos;
+    invalid = true;
+    return 0xFFFD;
+  }
+  char32_t cp = b0 & (0x7F >> length);
+  for (int k = 1; k < length; ++k) {
+    const auto b = static_cast<unsigned char>(s[pos + static_cast<std::size_t>(k)]);
+    if ((b & 0xC0) != 0x80) {
+      ++pos;
+      invalid = true;
+      return 0xFFFD;
+    }
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  const bool overlong = (length == 3 && cp < 0x800) || (length == 4 && cp < 0x10000);
+  if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    ++pos;
+    invalid = true;
+    return 0xFFFD;
+  }
+  pos += static_cast<std::size_t>(length);
+  return cp;
+}
+
+void append(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+bool is_variation_selector(char32_t cp) { return (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF); }
+
+bool is_invisible(char32_t cp) {
+  return (cp >= 0xE0000 && cp <= 0xE007F) ||                      // tag characters
+         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||  // bidi embeddings/isolates
+         cp == 0x200B || (cp >= 0x2060 && cp <= 0x2064) || cp == 0x180E || cp == 0xFEFF ||
+         cp == 0x115F || cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0 || (cp >= 0xFFF9 && cp <= 0xFFFB);
+}
+
+}  // namespace
+
+bool has_terminal_escapes(std::string_view text) noexcept {
+  return text.find('\x1b') != std::string_view::npos || text.find("\xc2\x9b") != std::string_view::npos;
+}
+
+sanitized sanitize_text(std::string_view text) {
+  sanitized out;
+  out.text.reserve(text.size());
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const char c = text[pos];
+    if (c == '\x1b') {  // ESC: drop the whole sequence
+      ++out.escapes;
+      ++pos;
+      if (pos < text.size() && text[pos] == '[') {  // CSI: parameters, then a final byte @..~
+        ++pos;
+        while (pos < text.size() && !(text[pos] >= '@' && text[pos] <= '~')) ++pos;
+        if (pos < text.size()) ++pos;
+      } else if (pos < text.size() && (text[pos] == ']' || text[pos] == 'P' || text[pos] == '_' || text[pos] == '^')) {
+        ++pos;  // OSC/DCS/APC/PM: up to BEL or ST (ESC \)
+        while (pos < text.size() && text[pos] != '\x07' && !(text[pos] == '\x1b' && pos + 1 < text.size() && text[pos + 1] == '\\')) ++pos;
+        if (pos < text.size()) pos += text[pos] == '\x07' ? 1 : 2;
+      } else if (pos < text.size()) {
+        ++pos;
+      }
+      continue;
+    }
+    bool invalid = false;
+    const std::size_t start = pos;
+    const char32_t cp = next_code_point(text, pos, invalid);
+    if (invalid) {
+      append(out.text, 0xFFFD);
+      continue;
+    }
+    if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) {
+      ++out.escapes;
+      continue;
+    }
+    if (is_invisible(cp) && !(cp == 0xFEFF && start == 0)) {
+      ++out.invisible;
+      continue;
+    }
+    if (is_variation_selector(cp)) {
+      // Keep one selector after a visible character (emoji presentation); drop runs and supplements.
+      std::size_t peek = pos;
+      bool next_invalid = false;
+      const bool run = peek < text.size() && is_variation_selector(next_code_point(text, peek, next_invalid));
+      const bool previous_selector = !out.text.empty() && start > 0 && [&] {
+        std::size_t back = start - 1;
+        while (back > 0 && (static_cast<unsigned char>(text[back]) & 0xC0) == 0x80) --back;
+        std::size_t probe = back;
+        bool bad = false;
+        return is_variation_selector(next_code_point(text, probe, bad));
+      }();
+      if (cp >= 0xE0100 || run || previous_selector) {
+        ++out.invisible;
+        continue;
+      }
+    }
+    out.text.append(text.substr(start, pos - start));
+  }
+  return out;
+}
+
+void cap_json(json& value, std::size_t max_string, std::size_t max_depth) {
+  if (value.is_string()) {
+    const std::string& s = value.get_ref<const std::string&>();
+    if (s.size() <= max_string) return;
+    std::size_t cut = max_string;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    value = s.substr(0, cut) + "...[" + std::to_string(s.size()) + " bytes]";
+    return;
+  }
+  if (!value.is_array() && !value.is_object()) return;
+  if (max_depth == 0) {
+    value = "[" + std::string(value.is_array() ? "array" : "object") + " of " + std::to_string(value.size()) + "]";
+    return;
+  }
+  for (auto& child : value) cap_json(child, max_string, max_depth - 1);
+}
+
+}  // namespace warden::proxy
