@@ -17,6 +17,13 @@
 
 namespace warden::transports {
 
+// Inherited variables that make a program load or run code chosen by whoever set them. Dropped
+// from the server's environment with --scrub-env (an explicit --env still sets them).
+inline constexpr const char* code_injection_variables[] = {
+    "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
+    "NODE_OPTIONS", "PYTHONSTARTUP", "PYTHONINSPECT", "PERL5OPT", "PERL5DB", "RUBYOPT",
+    "BASH_ENV", "ENV", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "GCONV_PATH"};
+
 struct child_spec {
   std::vector<std::string> argv;                 // argv[0] is looked up on PATH unless it has '/'
   std::map<std::string, std::string> extra_env;  // set (or overridden) in the child's environment
