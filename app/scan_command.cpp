@@ -1,6 +1,6 @@
 // mcp-warden scan | rules | explain: the surface analysis engine from the command line.
 //
-//   scan [--format text|json|sarif|markdown] [-o FILE] [--fail-on SEVERITY] [--min-grade G]
+//   scan [--format text|json|sarif|markdown|html] [-o FILE] [--fail-on SEVERITY] [--min-grade G]
 //        [--timeout S] [--color|--no-color] (--manifest FILE ... | -- COMMAND [ARGS...])
 //
 // Exit codes: 0 clean or below the gate, 1 gate failed, 2 usage or input error, 3 the server could
@@ -20,6 +20,7 @@
 #include "analysis/report.hpp"
 #include "analysis/text.hpp"
 #include "app/commands.hpp"
+#include "app/html_report.hpp"
 #include "proxy/enumerate.hpp"
 
 namespace warden::app {
@@ -105,7 +106,7 @@ int run_scan_command(const std::vector<std::string>& args) {
   scan_options opt;
   opt.command = command;
   CLI::App app{"Analyse an MCP server's surface: tool poisoning, hidden Unicode, toxic flows, shadowing.", "mcp-warden scan"};
-  app.add_option("--format", opt.format, "Report format")->check(CLI::IsMember({"text", "json", "sarif", "markdown"}));
+  app.add_option("--format", opt.format, "Report format")->check(CLI::IsMember({"text", "json", "sarif", "markdown", "html"}));
   app.add_option("-o,--output", opt.output, "Write the report to FILE instead of stdout");
   app.add_option("--fail-on", opt.fail_on, "Exit 1 when a threat finding has at least this severity (low|medium|high|critical)");
   app.add_option("--min-grade", opt.min_grade, "Exit 1 when the trust grade is worse than G (A|B|C|D|F)");
@@ -114,6 +115,7 @@ int run_scan_command(const std::vector<std::string>& args) {
   app.add_flag("--color", opt.color, "Colour text output even when not writing to a terminal");
   app.add_flag("--no-color", opt.no_color, "Never colour text output");
   app.footer("Live scan: mcp-warden scan [options] -- COMMAND [ARGS...]\n"
+             "Client configs: mcp-warden scan [options] --config FILE | --all-configs (docs/clients.md)\n"
              "Exit codes: 0 clean or below the gate, 1 gate failed, 2 usage or input error, 3 server could not be enumerated.");
   std::vector<std::string> reversed(own.rbegin(), own.rend());
   try {
@@ -162,6 +164,8 @@ int run_scan_command(const std::vector<std::string>& args) {
     rendered = dump_json(to_json(report)) + "\n";
   } else if (opt.format == "sarif") {
     rendered = dump_json(to_sarif(report)) + "\n";
+  } else if (opt.format == "html") {
+    rendered = to_html(report, {});  // self-contained page: app/html_report.cpp (issue 4)
   } else if (opt.format == "markdown") {
     rendered = to_markdown(report);
   } else {
