@@ -7,6 +7,7 @@
 namespace warden::app {
 
 int run_proxy_command(const std::vector<std::string>& args);   // mcp-warden [options] -- COMMAND...
+int run_serve_command(const std::vector<std::string>& args);   // mcp-warden serve [options] -- COMMAND... | --upstream URL
 int run_scan_command(const std::vector<std::string>& args);    // mcp-warden scan ...
 int run_rules_command(const std::vector<std::string>& args);   // mcp-warden rules
 int run_explain_command(const std::vector<std::string>& args); // mcp-warden explain RULE_ID

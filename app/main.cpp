@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     std::printf("mcp-warden %s\n", version);
     return 0;
   }
+  if (first == "serve") return run_serve_command(rest);
   if (first == "discover") return run_discover_command(rest);
   if (first == "wrap") return run_wrap_command(rest);
   if (first == "unwrap") return run_unwrap_command(rest);

@@ -16,9 +16,11 @@
 #include "analysis/surface.hpp"
 #include "app/commands.hpp"
 #include "app/logging.hpp"
+#include "app/upstream_options.hpp"
 #include "app/version.hpp"
 #include "proxy/session.hpp"
 #include "transports/child_process.hpp"
+#include "transports/http_upstream.hpp"
 
 namespace warden::app {
 
@@ -33,6 +35,7 @@ struct proxy_settings {
   std::string log_file;
   std::string log_level = "info";
   std::string server_log_path;
+  upstream_settings upstream;  // --upstream URL instead of COMMAND
 };
 
 // Everything after the first "--" is the server's argv, untouched.
@@ -59,6 +62,7 @@ result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
   cli.add_option("--max-pending", s.max_pending, "Client requests awaiting answers before new ones are refused")->capture_default_str()->check(CLI::PositiveNumber);
   cli.add_option("--stdin-grace-ms", stdin_grace_ms, "Shutdown: wait after closing the server's stdin")->capture_default_str();
   cli.add_option("--term-grace-ms", term_grace_ms, "Shutdown: wait after SIGTERM before SIGKILL")->capture_default_str();
+  add_upstream_options(cli, settings.upstream);
   cli.add_flag("--no-enumerate", no_enumerate, "Do not list the surface on our own; record only what the client lists");
 
   std::vector<std::string> own(args.begin(), separator);
@@ -74,8 +78,10 @@ result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     return error{e.what()};
   }
-  if (settings.server.argv.empty())
-    return error{"no server command: use mcp-warden [options] -- COMMAND [ARGS...]"};
+  if (settings.server.argv.empty() && !settings.upstream.enabled())
+    return error{"no server command: use mcp-warden [options] -- COMMAND [ARGS...] or --upstream URL"};
+  if (!settings.server.argv.empty() && settings.upstream.enabled())
+    return error{"give either --upstream URL or -- COMMAND, not both"};
   for (const auto& pair : env_pairs) {
     const auto eq = pair.find('=');
     if (eq == std::string::npos || eq == 0) return error{"--env expects NAME=VALUE, got '" + pair + "'"};
@@ -141,23 +147,37 @@ int run_proxy(proxy_settings settings) {
   const restore_fd_flags stdout_flags(STDOUT_FILENO);
   asio::io_context context;
 
-  const int server_log = open_server_log(settings.server_log_path);
-  settings.server.stderr_fd = server_log;
-  auto child = transports::spawn_child(context.get_executor(), settings.server);
-  if (server_log >= 0) ::close(server_log);
-  if (!child) {
-    spdlog::error("cannot start the server: {}", child.error_message());
-    return 127;
+  std::unique_ptr<transports::server_link> server;
+  if (settings.upstream.enabled()) {
+    auto options = resolve_upstream(settings.upstream, settings.session.max_message_bytes);
+    auto link = options ? transports::connect_http_upstream(context.get_executor(), *options)
+                        : result<std::unique_ptr<transports::server_link>>(error{options.error_message()});
+    if (!link) {
+      spdlog::error("{}", link.error_message());
+      return 2;
+    }
+    server = std::move(*link);
+    spdlog::info("mcp-warden {} relaying to {}", version, server->describe());
+  } else {
+    const int server_log = open_server_log(settings.server_log_path);
+    settings.server.stderr_fd = server_log;
+    auto child = transports::spawn_child(context.get_executor(), settings.server);
+    if (server_log >= 0) ::close(server_log);
+    if (!child) {
+      spdlog::error("cannot start the server: {}", child.error_message());
+      return 127;
+    }
+    spdlog::info("mcp-warden {} started server pid {}: {}", version, (*child)->pid(),
+                 transports::describe_argv(settings.server.argv));
+    server = std::move(*child);
   }
-  spdlog::info("mcp-warden {} started server pid {}: {}", version, (*child)->pid(),
-               transports::describe_argv(settings.server.argv));
 
   const int client_out = claim_stdout();
   const int client_in = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
   proxy::session relay(context.get_executor(), settings.session,
                        transports::make_fd_reader(context.get_executor(), client_in, settings.session.max_message_bytes),
-                       transports::make_fd_writer(context.get_executor(), client_out), std::move(*child));
-  const std::string identity = transports::describe_argv(settings.server.argv);
+                       transports::make_fd_writer(context.get_executor(), client_out), std::move(server));
+  const std::string identity = settings.upstream.enabled() ? settings.upstream.url : transports::describe_argv(settings.server.argv);
   if (!settings.save_surface_path.empty()) {
     relay.on_surface_changed([&](const analysis::server_surface& surface) {
       analysis::server_surface copy = surface;

@@ -1,0 +1,215 @@
+// mcp-warden serve --listen HOST:PORT [options] (-- COMMAND... | --upstream URL): an HTTP front
+// (Streamable HTTP on /mcp, legacy SSE on /sse + /message) with one proxied session per client.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <cstdio>
+#include <fcntl.h>
+#include <fstream>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include "app/commands.hpp"
+#include "app/logging.hpp"
+#include "app/upstream_options.hpp"
+#include "app/version.hpp"
+#include "proxy/http_front.hpp"
+#include "transports/child_process.hpp"
+#include "transports/http_upstream.hpp"
+
+namespace warden::app {
+
+namespace {
+
+namespace asio = boost::asio;
+
+struct serve_settings {
+  proxy::http_front_options front;
+  proxy::session_options session;
+  transports::child_spec server;
+  upstream_settings upstream;
+  std::string log_file;
+  std::string log_level = "info";
+  std::string server_log_path;
+};
+
+result<std::string> read_token_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return error{"cannot read --auth-token-file '" + path + "'"};
+  std::string token((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();
+  if (token.empty() || token.size() > 4096 || token.find_first_of(" \t\r\n") != std::string::npos)
+    return error{"--auth-token-file '" + path + "' must hold one token (no spaces, at most 4096 bytes)"};
+  return token;
+}
+
+result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
+  const auto separator = std::find(args.begin(), args.end(), "--");
+  serve_settings settings;
+  settings.server.argv.assign(separator == args.end() ? args.end() : separator + 1, args.end());
+
+  CLI::App cli{"mcp-warden serve: an HTTP front for an MCP server, one proxied session per client.\n"
+               "Usage: mcp-warden serve [--listen 127.0.0.1:8080] [options] (-- COMMAND [ARGS...] | --upstream URL)"};
+  auto& f = settings.front;
+  auto& s = settings.session;
+  std::string listen = "127.0.0.1:8080";
+  std::string token_file;
+  std::vector<std::string> env_pairs;
+  std::size_t idle_ms = 600000, header_timeout_ms = 10000, stdin_grace_ms = 2000, term_grace_ms = 2000;
+  bool no_enumerate = false;
+  cli.add_option("--listen", listen, "Address and port to listen on (port 0: any free port)")->capture_default_str();
+  cli.add_option("--path", f.mcp_path, "Streamable HTTP endpoint")->capture_default_str();
+  cli.add_option("--allow-host", f.origins.allowed_hosts, "Also accept this Host name (repeatable; '*' for any)");
+  cli.add_option("--allow-origin", f.origins.allowed_origins, "Also accept this Origin (repeatable; '*' for any)");
+  cli.add_option("--auth-token-file", token_file, "Require 'Authorization: Bearer <token>' with the token in FILE");
+  cli.add_option("--tls-cert", f.tls_cert, "Serve HTTPS with this certificate chain (PEM)");
+  cli.add_option("--tls-key", f.tls_key, "Private key (PEM) of --tls-cert");
+  cli.add_option("--max-sessions", f.max_sessions, "Concurrent sessions")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--max-connections", f.max_connections, "Concurrent connections")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--max-header-bytes", f.max_header_bytes, "Largest request header block")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--max-body-bytes", f.max_body_bytes, "Largest request body")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--idle-timeout-ms", idle_ms, "End a session after N ms without requests or open streams")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--header-timeout-ms", header_timeout_ms, "A request must arrive completely within N ms")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--env", env_pairs, "Add K=V to the server's environment (repeatable)");
+  cli.add_option("--server-log", settings.server_log_path, "Append the servers' stderr to FILE (default: our stderr)");
+  cli.add_option("--log-file", settings.log_file, "mcp-warden's own log (default: stderr)");
+  cli.add_option("--log-level", settings.log_level, "trace|debug|info|warn|error|off")->capture_default_str();
+  cli.add_option("--max-message-bytes", s.max_message_bytes, "Largest message accepted from the server")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--stdin-grace-ms", stdin_grace_ms, "Session end: wait after closing the server's stdin")->capture_default_str();
+  cli.add_option("--term-grace-ms", term_grace_ms, "Session end: wait after SIGTERM before SIGKILL")->capture_default_str();
+  cli.add_flag("--no-enumerate", no_enumerate, "Do not list the surface on our own");
+  add_upstream_options(cli, settings.upstream);
+
+  std::vector<std::string> own(args.begin(), separator);
+  std::vector<std::string> reversed(own.rbegin(), own.rend());
+  try {
+    cli.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(cli.help().c_str(), stdout);
+    return error{""};
+  } catch (const CLI::ParseError& e) {
+    return error{e.what()};
+  }
+  if (settings.server.argv.empty() == !settings.upstream.enabled())
+    return error{"give the server as -- COMMAND [ARGS...] or as --upstream URL (one of them)"};
+  const auto colon = listen.rfind(':');
+  if (colon == std::string::npos) return error{"--listen expects HOST:PORT, got '" + listen + "'"};
+  f.listen_host = listen.substr(0, colon);
+  if (f.listen_host.size() > 2 && f.listen_host.front() == '[' && f.listen_host.back() == ']')
+    f.listen_host = f.listen_host.substr(1, f.listen_host.size() - 2);
+  try {
+    const unsigned long port = std::stoul(listen.substr(colon + 1));
+    if (port > 65535) throw std::out_of_range("port");
+    f.port = static_cast<std::uint16_t>(port);
+  } catch (const std::exception&) {
+    return error{"--listen: bad port in '" + listen + "'"};
+  }
+  if (!f.tls_key.empty() && f.tls_cert.empty()) return error{"--tls-key needs --tls-cert"};
+  if (!token_file.empty()) {
+    auto token = read_token_file(token_file);
+    if (!token) return error{token.error_message()};
+    f.auth_token = *token;
+  }
+  for (auto& host : f.origins.allowed_hosts) std::transform(host.begin(), host.end(), host.begin(), ::tolower);
+  for (auto& origin : f.origins.allowed_origins) std::transform(origin.begin(), origin.end(), origin.begin(), ::tolower);
+  for (const auto& pair : env_pairs) {
+    const auto eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) return error{"--env expects NAME=VALUE, got '" + pair + "'"};
+    settings.server.extra_env[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  f.idle_timeout = std::chrono::milliseconds(idle_ms);
+  f.header_timeout = std::chrono::milliseconds(header_timeout_ms);
+  f.max_body_bytes = std::min(f.max_body_bytes, s.max_message_bytes);
+  s.enumerate = !no_enumerate;
+  s.stdin_grace = std::chrono::milliseconds(stdin_grace_ms);
+  s.term_grace = std::chrono::milliseconds(term_grace_ms);
+  settings.server.max_message_bytes = s.max_message_bytes;
+  return settings;
+}
+
+// Every session gets a server of its own: a new child process or a new upstream connection.
+result<proxy::server_factory> make_server_factory(asio::io_context& context, const serve_settings& settings) {
+  if (settings.upstream.enabled()) {
+    auto options = resolve_upstream(settings.upstream, settings.session.max_message_bytes);
+    if (!options) return error{options.error_message()};
+    // Check the URL and TLS files once now, so that mistakes show at start-up.
+    if (auto probe = transports::connect_http_upstream(context.get_executor(), *options); !probe)
+      return error{probe.error_message()};
+    return proxy::server_factory([&context, opts = *options]() { return transports::connect_http_upstream(context.get_executor(), opts); });
+  }
+  transports::child_spec spec = settings.server;
+  std::string log_path = settings.server_log_path;
+  return proxy::server_factory([&context, spec, log_path]() mutable -> result<std::unique_ptr<transports::server_link>> {
+    int log_fd = -1;
+    if (!log_path.empty()) log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    spec.stderr_fd = log_fd;
+    auto child = transports::spawn_child(context.get_executor(), spec);
+    if (log_fd >= 0) ::close(log_fd);
+    if (!child) return error{child.error_message()};
+    spdlog::info("started server pid {}: {}", (*child)->pid(), transports::describe_argv(spec.argv));
+    return std::unique_ptr<transports::server_link>(std::move(*child));
+  });
+}
+
+int run_serve(serve_settings settings) {
+  std::signal(SIGPIPE, SIG_IGN);
+  asio::io_context context;
+  auto factory = make_server_factory(context, settings);
+  if (!factory) {
+    spdlog::error("{}", factory.error_message());
+    return 2;
+  }
+  proxy::http_front front(context.get_executor(), settings.front, settings.session, std::move(*factory));
+  if (auto listening = front.listen(); !listening) {
+    spdlog::error("{}", listening.error_message());
+    return 2;
+  }
+  if (!transports::is_loopback_host(settings.front.listen_host))
+    spdlog::warn("listening on {}, which is not a loopback address: anyone who can reach it can use the server{}",
+                 settings.front.listen_host, settings.front.auth_token.empty() ? " (no --auth-token-file given)" : "");
+  spdlog::info("mcp-warden {} serve listening on {} (legacy SSE on {})", version, front.url(), settings.front.sse_path);
+
+  asio::signal_set signals(context, SIGINT, SIGTERM, SIGHUP);
+  signals.async_wait([&](const boost::system::error_code& ec, int number) {
+    if (ec) return;
+    spdlog::info("received signal {}; stopping", number);
+    front.stop();
+  });
+  int status = 0;
+  asio::co_spawn(context, front.run(), [&](std::exception_ptr failure) {
+    if (failure) {
+      try {
+        std::rethrow_exception(failure);
+      } catch (const std::exception& e) {
+        spdlog::critical("serve failed: {}", e.what());
+        status = 70;
+      }
+    }
+    signals.cancel();
+    context.stop();
+  });
+  context.run();
+  spdlog::info("serve stopped");
+  return status;
+}
+
+}  // namespace
+
+int run_serve_command(const std::vector<std::string>& args) {
+  auto settings = parse_serve_args(args);
+  if (!settings) {
+    if (settings.error_message().empty()) return 0;
+    std::fprintf(stderr, "mcp-warden serve: %s\n", settings.error_message().c_str());
+    return 2;
+  }
+  if (auto logging = configure_logging(settings->log_level, settings->log_file); !logging) {
+    std::fprintf(stderr, "mcp-warden: %s\n", logging.error_message().c_str());
+    return 2;
+  }
+  return run_serve(std::move(*settings));
+}
+
+}  // namespace warden::app

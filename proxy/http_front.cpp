@@ -1,0 +1,947 @@
+#include "proxy/http_front.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/channel.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <spdlog/spdlog.h>
+
+#include "transports/beast_stream.hpp"
+#include "transports/sse_parser.hpp"
+
+namespace warden::proxy {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using nlohmann::json;
+using tcp = asio::ip::tcp;
+using transports::any_stream;
+using error_code = boost::system::error_code;
+using clock_type = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+constexpr std::string_view meta_protocol_version = "io.modelcontextprotocol/protocolVersion";
+constexpr std::size_t kept_finished_streams = 16;
+
+using request_t = http::request<http::string_body>;
+using inbound_channel = asio::experimental::channel<void(error_code, std::string)>;
+
+std::string random_id() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("no randomness for session ids");
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+
+std::string key_of(const json& id) { return id.dump(); }
+
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  return text;
+}
+
+// What a POST body holds, as far as routing is concerned.
+struct body_summary {
+  bool valid = true;                 // every item is a JSON-RPC object
+  std::vector<json> request_ids;
+  std::vector<std::string> progress_tokens;  // id keys of _meta.progressToken
+  bool has_initialize = false;
+  std::size_t items = 0;
+  std::string modern_version;        // _meta protocol version (stateless era)
+  std::string init_version;          // initialize params.protocolVersion
+};
+
+body_summary summarize(const json& doc) {
+  body_summary s;
+  auto note = [&](const json& item) {
+    ++s.items;
+    if (!item.is_object() || item.value("jsonrpc", "") != "2.0") {
+      s.valid = false;
+      return;
+    }
+    const auto method = item.find("method");
+    if (method == item.end() || !method->is_string()) return;  // a response
+    if (item.contains("id")) s.request_ids.push_back(item["id"]);
+    if (*method == "initialize") {
+      s.has_initialize = true;
+      if (item.contains("params") && item["params"].is_object()) s.init_version = item["params"].value("protocolVersion", "");
+    }
+    const auto params = item.find("params");
+    if (params == item.end() || !params->is_object()) return;
+    const auto meta = params->find("_meta");
+    if (meta == params->end() || !meta->is_object()) return;
+    if (const auto t = meta->find("progressToken"); t != meta->end()) s.progress_tokens.push_back(key_of(*t));
+    if (const auto v = meta->find(meta_protocol_version); v != meta->end() && v->is_string()) s.modern_version = v->get<std::string>();
+  };
+  if (doc.is_array()) {
+    if (doc.empty()) s.valid = false;
+    for (const auto& item : doc) note(item);
+  } else {
+    note(doc);
+  }
+  return s;
+}
+
+http::response<http::string_body> make_response(const request_t& req, http::status status, std::string body,
+                                                std::string_view content_type = "application/json") {
+  http::response<http::string_body> res{status, req.version()};
+  res.set(http::field::server, "mcp-warden");
+  if (!body.empty()) res.set(http::field::content_type, content_type);
+  res.body() = std::move(body);
+  res.keep_alive(req.keep_alive());
+  res.prepare_payload();
+  return res;
+}
+
+std::string jsonrpc_error_body(int code, const std::string& message, const json& id = nullptr) {
+  return json{{"jsonrpc", "2.0"}, {"error", {{"code", code}, {"message", message}}}, {"id", id}}.dump();
+}
+
+// An HTTP response that currently carries an SSE stream.
+struct attachment {
+  explicit attachment(asio::any_io_executor ex) : wake(ex) {}
+  std::deque<std::string> queue;
+  std::size_t queued_bytes = 0;
+  bool closed = false;  // the connection went away or was dropped
+  bool watching = false;  // a read is pending to notice the client hanging up
+  asio::steady_timer wake;
+  void notify() { wake.cancel(); }
+};
+
+// One logical SSE stream: survives its HTTP connection so that Last-Event-ID can resume it.
+struct out_stream {
+  std::string id;
+  bool standalone = false;                 // the GET stream (or the legacy stream)
+  std::set<std::string> awaiting;          // request ids still to be answered on it
+  std::deque<std::pair<std::uint64_t, std::string>> history;  // (seq, formatted event)
+  std::size_t history_bytes = 0;
+  std::uint64_t seq = 0;
+  std::shared_ptr<attachment> conn;
+  bool finished = false;
+};
+
+enum class session_kind { streamable, legacy, stateless };
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
+ public:
+  struct front_session;
+
+  impl(asio::any_io_executor executor, http_front_options options, session_options session, server_factory factory,
+       session_hook hook)
+      : executor_(executor),
+        options_(std::move(options)),
+        session_options_(session),
+        factory_(std::move(factory)),
+        hook_(std::move(hook)),
+        acceptor_(executor),
+        stopped_wait_(executor) {}
+
+  result<bool> listen();
+  std::string url() const {
+    const std::string scheme = tls_ ? "https://" : "http://";
+    const bool v6 = bound_.address().is_v6();
+    const std::string host = v6 ? "[" + bound_.address().to_string() + "]" : bound_.address().to_string();
+    return scheme + host + ":" + std::to_string(bound_.port()) + options_.mcp_path;
+  }
+  asio::awaitable<void> run();
+  void stop();
+
+  // ---- sessions ---------------------------------------------------------------------------
+
+  struct front_session : std::enable_shared_from_this<front_session> {
+    front_session(impl& owner, session_kind k, std::string sid)
+        : front(owner), kind(k), id(std::move(sid)), inbound(owner.executor_, 64), last_active(clock_type::now()) {}
+
+    impl& front;
+    session_kind kind;
+    std::string id;
+    inbound_channel inbound;
+    std::unique_ptr<session> relay;
+    std::map<std::string, std::shared_ptr<out_stream>> streams;
+    std::deque<std::string> finished_order;
+    std::uint64_t next_stream = 0;
+    std::map<std::string, std::shared_ptr<out_stream>> routes;           // request id -> stream
+    std::map<std::string, std::shared_ptr<out_stream>> progress_routes;  // progress token -> stream
+    std::shared_ptr<out_stream> standalone;
+    std::deque<std::string> backlog;  // server messages while no stream can take them
+    std::size_t backlog_bytes = 0;
+    clock_type::time_point last_active;
+    std::string protocol_version;
+    bool input_closed = false;
+    bool ended = false;
+
+    std::shared_ptr<out_stream> open_stream(bool is_standalone) {
+      auto s = std::make_shared<out_stream>();
+      s->id = std::to_string(next_stream++);
+      s->standalone = is_standalone;
+      streams[s->id] = s;
+      return s;
+    }
+
+    void close_input() {
+      if (input_closed) return;
+      input_closed = true;
+      inbound.close();
+    }
+
+    // A message from the server, routed to the stream the client expects it on.
+    void route(std::string bytes) {
+      if (kind == session_kind::legacy) {
+        if (standalone) deliver(*standalone, bytes);
+        return;
+      }
+      const json doc = json::parse(bytes, nullptr, false);
+      const json& first = doc.is_array() && !doc.empty() ? doc[0] : doc;
+      std::shared_ptr<out_stream> target;
+      bool answers = false;
+      if (first.is_object() && !first.contains("method") && first.contains("id")) {
+        answers = true;
+        if (auto it = routes.find(key_of(first["id"])); it != routes.end()) target = it->second;
+        if (doc.is_array()) {
+          for (const auto& item : doc)
+            if (item.is_object() && item.contains("id")) {
+              const std::string key = key_of(item["id"]);
+              if (target) target->awaiting.erase(key);
+              routes.erase(key);
+            }
+        } else {
+          routes.erase(key_of(first["id"]));
+          if (target) target->awaiting.erase(key_of(first["id"]));
+        }
+      } else if (first.is_object() && first.value("method", "") == "notifications/progress") {
+        const json& params = first.value("params", json::object());
+        if (params.is_object() && params.contains("progressToken"))
+          if (auto it = progress_routes.find(key_of(params["progressToken"])); it != progress_routes.end() &&
+                                                                                 !it->second->finished)
+            target = it->second;
+      }
+      if (!target && !answers) {
+        // Related to a request in progress most likely: its stream keeps the order the server
+        // chose; else the standalone GET stream.
+        for (auto it = streams.rbegin(); it != streams.rend(); ++it)
+          if (!it->second->standalone && !it->second->finished && it->second->conn && !it->second->conn->closed) {
+            target = it->second;
+            break;
+          }
+        if (!target && standalone && !standalone->finished) target = standalone;
+      }
+      if (!target) {
+        if (kind == session_kind::stateless) return;
+        // Kept for the next GET stream, bounded.
+        backlog_bytes += bytes.size();
+        backlog.push_back(std::move(bytes));
+        while (backlog_bytes > front.options_.replay_bytes && !backlog.empty()) {
+          backlog_bytes -= backlog.front().size();
+          backlog.pop_front();
+          spdlog::warn("session {}: no stream open for server messages; dropped one", id);
+        }
+        return;
+      }
+      deliver(*target, bytes);
+      if (!target->standalone && target->awaiting.empty()) finish(*target);
+    }
+
+    void deliver(out_stream& s, std::string_view bytes) {
+      const std::uint64_t seq = ++s.seq;
+      std::string text = kind == session_kind::legacy ? transports::format_sse_event(bytes, {}, "message")
+                                                      : transports::format_sse_event(bytes, s.id + "_" + std::to_string(seq), "message");
+      if (kind != session_kind::legacy) {
+        s.history_bytes += text.size();
+        s.history.emplace_back(seq, text);
+        while (s.history_bytes > front.options_.replay_bytes && s.history.size() > 1) {
+          s.history_bytes -= s.history.front().second.size();
+          s.history.pop_front();
+        }
+      }
+      if (s.conn && !s.conn->closed) {
+        if (s.conn->queued_bytes + text.size() > front.options_.stream_buffer_bytes) {
+          spdlog::warn("session {}: the client does not read its stream ({} bytes waiting); dropping the connection",
+                       id, s.conn->queued_bytes);
+          s.conn->closed = true;
+        } else {
+          s.conn->queued_bytes += text.size();
+          s.conn->queue.push_back(std::move(text));
+        }
+        s.conn->notify();
+      }
+    }
+
+    void finish(out_stream& s) {
+      if (s.finished) return;
+      s.finished = true;
+      for (auto it = progress_routes.begin(); it != progress_routes.end();)
+        it = it->second.get() == &s ? progress_routes.erase(it) : std::next(it);
+      if (s.conn) s.conn->notify();
+      finished_order.push_back(s.id);
+      while (finished_order.size() > kept_finished_streams) {
+        streams.erase(finished_order.front());
+        finished_order.pop_front();
+      }
+    }
+
+    void end_all_streams() {
+      for (auto& [sid, s] : streams) {
+        s->finished = true;
+        if (s->conn) s->conn->notify();
+      }
+    }
+  };
+
+  // The session's client side: reads what POSTs delivered, writes into the routing above.
+  class front_reader final : public transports::message_reader {
+   public:
+    explicit front_reader(std::shared_ptr<front_session> s) : s_(std::move(s)) {}
+    asio::awaitable<transports::read_outcome> async_read_message() override {
+      auto [ec, bytes] = co_await s_->inbound.async_receive(use_tuple);
+      if (ec) co_return transports::read_outcome{asio::error::eof, {}};
+      transports::read_outcome out;
+      out.message.size = bytes.size();
+      out.message.bytes = std::move(bytes);
+      co_return out;
+    }
+    void cancel() override { s_->close_input(); }
+
+   private:
+    std::shared_ptr<front_session> s_;
+  };
+
+  class front_writer final : public transports::message_writer {
+   public:
+    explicit front_writer(std::shared_ptr<front_session> s) : s_(std::move(s)) {}
+    // Never waits: routing only queues (a client that does not read is dropped, see deliver).
+    asio::awaitable<error_code> async_write_message(std::string_view bytes) override {
+      if (!s_->ended) s_->route(std::string(bytes));
+      co_return error_code{};
+    }
+    void close() override { s_->end_all_streams(); }
+
+   private:
+    std::shared_ptr<front_session> s_;
+  };
+
+  result<std::shared_ptr<front_session>> create_session(session_kind kind) {
+    auto server = factory_();
+    if (!server) return error{server.error_message()};
+    auto s = std::make_shared<front_session>(*this, kind, kind == session_kind::stateless ? "" : random_id());
+    s->relay = std::make_unique<session>(executor_, session_options_, std::make_unique<front_reader>(s),
+                                         std::make_unique<front_writer>(s), std::move(*server));
+    if (hook_) hook_(*s->relay, s->id);
+    if (kind != session_kind::stateless) sessions_[s->id] = s;
+    ++live_sessions_;
+    asio::co_spawn(executor_, run_session(shared_from_this(), s), asio::detached);
+    return s;
+  }
+
+  static asio::awaitable<void> run_session(std::shared_ptr<impl> self, std::shared_ptr<front_session> s) {
+    spdlog::info("session {} started ({})", s->id.empty() ? "(stateless)" : s->id,
+                 s->kind == session_kind::legacy ? "HTTP+SSE" : s->kind == session_kind::stateless ? "stateless" : "Streamable HTTP");
+    session_outcome outcome = co_await s->relay->run();
+    spdlog::info("session {} ended: {}", s->id.empty() ? "(stateless)" : s->id, outcome.reason);
+    s->ended = true;
+    s->close_input();
+    s->end_all_streams();
+    if (auto it = self->sessions_.find(s->id); it != self->sessions_.end() && it->second == s) self->sessions_.erase(it);
+    --self->live_sessions_;
+    self->stopped_wait_.cancel();
+    // The session's own coroutines finish their last steps after run() returns: keep it alive
+    // a little longer (it must outlive them).
+    asio::steady_timer linger(self->executor_, 2s);
+    co_await linger.async_wait(use_tuple);
+    s->relay.reset();
+    s->streams.clear();
+    s->routes.clear();
+    s->progress_routes.clear();
+    s->standalone.reset();
+  }
+
+  // ---- connections ------------------------------------------------------------------------
+
+  static asio::awaitable<void> serve_connection(std::shared_ptr<impl> self, tcp::socket socket);
+  asio::awaitable<bool> handle(any_stream& stream, request_t& req, beast::flat_buffer& buffer);
+  asio::awaitable<bool> handle_post(any_stream& stream, request_t& req);
+  asio::awaitable<bool> handle_get(any_stream& stream, request_t& req);
+  asio::awaitable<bool> handle_delete(any_stream& stream, request_t& req);
+  asio::awaitable<bool> handle_legacy_get(any_stream& stream, request_t& req);
+  asio::awaitable<bool> handle_legacy_post(any_stream& stream, request_t& req);
+  asio::awaitable<bool> pump_stream(any_stream& stream, request_t& req, std::shared_ptr<front_session> s,
+                                    std::shared_ptr<out_stream> out, std::shared_ptr<attachment> conn,
+                                    std::vector<std::pair<std::string, std::string>> headers, std::string preamble,
+                                    bool watch_for_disconnect);
+
+  asio::awaitable<bool> send(any_stream& stream, http::response<http::string_body>&& res) {
+    stream.expires_after(options_.header_timeout);
+    auto [ec, n] = co_await stream.visit([&](auto& st) { return http::async_write(st, res, use_tuple); });
+    (void)n;
+    co_return !ec && res.keep_alive();
+  }
+
+  asio::awaitable<bool> send_error(any_stream& stream, const request_t& req, http::status status, int code,
+                                   const std::string& message, std::string header = {}, std::string value = {}) {
+    auto res = make_response(req, status, jsonrpc_error_body(code, message));
+    if (!header.empty()) res.set(header, value);
+    co_return co_await send(stream, std::move(res));
+  }
+
+  std::shared_ptr<front_session> find_session(const std::string& id) {
+    auto it = sessions_.find(id);
+    if (it == sessions_.end() || it->second->ended || it->second->input_closed) return nullptr;
+    it->second->last_active = clock_type::now();
+    return it->second;
+  }
+
+  static asio::awaitable<void> sweep(std::shared_ptr<impl> self);
+
+  asio::any_io_executor executor_;
+  http_front_options options_;
+  session_options session_options_;
+  server_factory factory_;
+  session_hook hook_;
+  tcp::acceptor acceptor_;
+  tcp::endpoint bound_;
+  std::optional<asio::ssl::context> tls_;
+  std::map<std::string, std::shared_ptr<front_session>> sessions_;
+  std::size_t live_sessions_ = 0;
+  std::size_t connections_ = 0;
+  std::set<any_stream*> open_streams_;
+  bool stopping_ = false;
+  asio::steady_timer stopped_wait_;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+result<bool> http_front::impl::listen() {
+  if (!options_.tls_cert.empty()) {
+    tls_.emplace(asio::ssl::context::tls_server);
+    error_code ec;
+    tls_->use_certificate_chain_file(options_.tls_cert, ec);
+    if (ec) return error{"cannot load --tls-cert '" + options_.tls_cert + "': " + ec.message()};
+    tls_->use_private_key_file(options_.tls_key.empty() ? options_.tls_cert : options_.tls_key, asio::ssl::context::pem, ec);
+    if (ec) return error{"cannot load --tls-key '" + options_.tls_key + "': " + ec.message()};
+  }
+  error_code ec;
+  const auto address = asio::ip::make_address(options_.listen_host == "localhost" ? "127.0.0.1" : options_.listen_host, ec);
+  if (ec) return error{"--listen: '" + options_.listen_host + "' is not an IP address"};
+  const tcp::endpoint endpoint(address, options_.port);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return error{"cannot listen on " + options_.listen_host + ":" + std::to_string(options_.port) + ": " + ec.message()};
+  bound_ = acceptor_.local_endpoint(ec);
+  return true;
+}
+
+asio::awaitable<void> http_front::impl::run() {
+  auto self = shared_from_this();
+  asio::co_spawn(executor_, sweep(self), asio::detached);
+  while (!stopping_) {
+    auto [ec, socket] = co_await acceptor_.async_accept(use_tuple);
+    if (ec) {
+      if (stopping_ || ec == asio::error::operation_aborted) break;
+      spdlog::warn("accept failed: {}", ec.message());
+      asio::steady_timer pause(executor_, 100ms);  // e.g. out of file descriptors
+      co_await pause.async_wait(use_tuple);
+      continue;
+    }
+    if (connections_ >= options_.max_connections) {
+      spdlog::warn("connection refused: {} connections open", connections_);
+      error_code ignored;
+      socket.close(ignored);
+      continue;
+    }
+    asio::co_spawn(executor_, serve_connection(self, std::move(socket)), asio::detached);
+  }
+  // Graceful shutdown: sessions end their servers; connections close once their streams end.
+  for (auto& [id, s] : sessions_) s->close_input();
+  const auto deadline = clock_type::now() + options_.shutdown_grace;
+  while (live_sessions_ > 0 && clock_type::now() < deadline) {
+    stopped_wait_.expires_at(deadline);
+    co_await stopped_wait_.async_wait(use_tuple);
+  }
+  for (any_stream* s : open_streams_) s->close();
+  if (live_sessions_ > 0) spdlog::warn("{} session(s) still ending at shutdown", live_sessions_);
+}
+
+void http_front::impl::stop() {
+  if (stopping_) return;
+  stopping_ = true;
+  error_code ignored;
+  acceptor_.close(ignored);
+  stopped_wait_.cancel();
+}
+
+asio::awaitable<void> http_front::impl::sweep(std::shared_ptr<impl> self) {
+  asio::steady_timer tick(self->executor_);
+  while (!self->stopping_) {
+    tick.expires_after(std::min<std::chrono::milliseconds>(self->options_.idle_timeout / 4 + 1ms, 5000ms));
+    co_await tick.async_wait(use_tuple);
+    const auto now = clock_type::now();
+    for (auto& [id, s] : self->sessions_) {
+      bool streaming = false;
+      for (auto& [sid, out] : s->streams) streaming = streaming || (out->conn && !out->conn->closed && !out->finished);
+      if (!streaming && now - s->last_active > self->options_.idle_timeout && !s->input_closed) {
+        spdlog::info("session {} idle for {} ms; ending it", id, self->options_.idle_timeout.count());
+        s->close_input();
+      }
+    }
+  }
+}
+
+asio::awaitable<void> http_front::impl::serve_connection(std::shared_ptr<impl> self, tcp::socket socket) {
+  ++self->connections_;
+  struct counter {
+    impl* f;
+    ~counter() { --f->connections_; }
+  } count{self.get()};
+  error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
+  std::unique_ptr<any_stream> stream = self->tls_ ? std::make_unique<any_stream>(beast::tcp_stream(std::move(socket)), *self->tls_)
+                                                  : std::make_unique<any_stream>(beast::tcp_stream(std::move(socket)));
+  self->open_streams_.insert(stream.get());
+  struct unregister {
+    impl* f;
+    any_stream* s;
+    ~unregister() { f->open_streams_.erase(s); }
+  } registration{self.get(), stream.get()};
+  if (stream->is_tls()) {
+    stream->expires_after(self->options_.header_timeout);
+    auto [ec] = co_await stream->tls().async_handshake(asio::ssl::stream_base::server, use_tuple);
+    if (ec) {
+      spdlog::debug("TLS handshake failed: {}", ec.message());
+      co_return;
+    }
+  }
+  beast::flat_buffer buffer;
+  for (;;) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(static_cast<std::uint32_t>(self->options_.max_header_bytes));
+    parser.body_limit(self->options_.max_body_bytes);
+    // Headers and body must arrive within the timeout: slow clients do not hold a connection.
+    stream->expires_after(self->options_.header_timeout);
+    auto [hec, hn] = co_await stream->visit([&](auto& s) { return http::async_read_header(s, buffer, parser, use_tuple); });
+    (void)hn;
+    if (hec) {
+      if (hec == http::error::header_limit) {
+        request_t dummy;
+        dummy.version(11);
+        dummy.keep_alive(false);
+        auto res = make_response(dummy, http::status::request_header_fields_too_large,
+                                 jsonrpc_error_body(-32600, "request headers exceed " + std::to_string(self->options_.max_header_bytes) + " bytes"));
+        res.keep_alive(false);
+        co_await self->send(*stream, std::move(res));
+      } else if (hec != http::error::end_of_stream && hec != beast::error::timeout && hec != asio::error::eof &&
+                 hec != asio::error::connection_reset && hec != asio::error::operation_aborted) {
+        request_t dummy;
+        dummy.version(11);
+        auto res = make_response(dummy, http::status::bad_request, jsonrpc_error_body(-32600, "malformed HTTP request: " + hec.message()));
+        res.keep_alive(false);
+        co_await self->send(*stream, std::move(res));
+      }
+      break;
+    }
+    if (const auto length = parser.content_length(); length && *length > self->options_.max_body_bytes) {
+      request_t head = parser.release();
+      auto res = make_response(head, http::status::payload_too_large,
+                               jsonrpc_error_body(-32600, "request body exceeds " + std::to_string(self->options_.max_body_bytes) + " bytes"));
+      res.keep_alive(false);
+      co_await self->send(*stream, std::move(res));
+      break;
+    }
+    auto [bec, bn] = co_await stream->visit([&](auto& s) { return http::async_read(s, buffer, parser, use_tuple); });
+    (void)bn;
+    if (bec) {
+      if (bec == http::error::body_limit) {
+        request_t head = parser.release();
+        auto res = make_response(head, http::status::payload_too_large,
+                                 jsonrpc_error_body(-32600, "request body exceeds " + std::to_string(self->options_.max_body_bytes) + " bytes"));
+        res.keep_alive(false);
+        co_await self->send(*stream, std::move(res));
+      }
+      break;
+    }
+    request_t req = parser.release();
+    bool keep = false;
+    try {
+      keep = co_await self->handle(*stream, req, buffer);
+    } catch (const std::exception& e) {
+      // Nothing a client sends may take the process down.
+      spdlog::error("request failed: {}", e.what());
+      keep = false;
+    }
+    if (!keep || self->stopping_) break;
+  }
+  stream->expires_after(1s);
+  if (stream->is_tls()) {
+    auto [ec] = co_await stream->tls().async_shutdown(use_tuple);
+    (void)ec;
+  }
+  stream->close();
+}
+
+asio::awaitable<bool> http_front::impl::handle(any_stream& stream, request_t& req, beast::flat_buffer&) {
+  // DNS rebinding: a browser page from another site names that site in Host / Origin.
+  std::optional<std::string_view> origin;
+  if (auto it = req.find(http::field::origin); it != req.end()) origin = it->value();
+  if (const std::string refusal = transports::check_host_and_origin(options_.origins, req[http::field::host], origin);
+      !refusal.empty()) {
+    spdlog::warn("refused {} {}: {}", std::string(req.method_string()), std::string(req.target()), refusal);
+    co_return co_await send_error(stream, req, http::status::forbidden, -32600, "Forbidden: " + refusal);
+  }
+  if (!options_.auth_token.empty()) {
+    const std::string_view given = req[http::field::authorization];
+    const std::string expected = "Bearer " + options_.auth_token;
+    const bool ok = given.size() == expected.size() && CRYPTO_memcmp(given.data(), expected.data(), expected.size()) == 0;
+    if (!ok)
+      co_return co_await send_error(stream, req, http::status::unauthorized, -32600, "Unauthorized: a valid bearer token is required", "WWW-Authenticate", "Bearer");
+  }
+  const std::string_view target = req.target();
+  const std::string_view path = target.substr(0, target.find('?'));
+  if (path == options_.mcp_path) {
+    switch (req.method()) {
+      case http::verb::post: co_return co_await handle_post(stream, req);
+      case http::verb::get: co_return co_await handle_get(stream, req);
+      case http::verb::delete_: co_return co_await handle_delete(stream, req);
+      default:
+        co_return co_await send_error(stream, req, http::status::method_not_allowed, -32600, "Method not allowed", "Allow", "GET, POST, DELETE");
+    }
+  }
+  if (path == options_.sse_path) {
+    if (req.method() == http::verb::get) co_return co_await handle_legacy_get(stream, req);
+    co_return co_await send_error(stream, req, http::status::method_not_allowed, -32600, "Method not allowed", "Allow", "GET");
+  }
+  if (path == options_.message_path) {
+    if (req.method() == http::verb::post) co_return co_await handle_legacy_post(stream, req);
+    co_return co_await send_error(stream, req, http::status::method_not_allowed, -32600, "Method not allowed", "Allow", "POST");
+  }
+  co_return co_await send_error(stream, req, http::status::not_found, -32600, "Not found");
+}
+
+asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_t& req) {
+  const std::string_view accept = req[http::field::accept];
+  if (!transports::accepts(accept, "application/json") || !transports::accepts(accept, "text/event-stream"))
+    co_return co_await send_error(stream, req, http::status::not_acceptable, -32000,
+                                  "Not Acceptable: Client must accept both application/json and text/event-stream");
+  if (!transports::is_media_type(req[http::field::content_type], "application/json"))
+    co_return co_await send_error(stream, req, http::status::unsupported_media_type, -32000,
+                                  "Unsupported Media Type: Content-Type must be application/json");
+  const json doc = json::parse(req.body(), nullptr, false);
+  if (doc.is_discarded()) co_return co_await send_error(stream, req, http::status::bad_request, -32700, "Parse error: invalid JSON");
+  const body_summary summary = summarize(doc);
+  if (!summary.valid)
+    co_return co_await send_error(stream, req, http::status::bad_request, -32600, "Invalid Request: not a JSON-RPC 2.0 message");
+  const std::string_view version_header = req["mcp-protocol-version"];
+  if (!version_header.empty() && !transports::is_known_protocol_version(version_header))
+    co_return co_await send_error(stream, req, http::status::bad_request, -32000,
+                                  "Bad Request: Unsupported protocol version: " + std::string(version_header));
+  const std::string session_header(req["mcp-session-id"]);
+
+  std::shared_ptr<front_session> s;
+  if (summary.has_initialize) {
+    if (summary.items != 1)
+      co_return co_await send_error(stream, req, http::status::bad_request, -32600,
+                                    "Invalid Request: Only one initialization request is allowed");
+    if (sessions_.size() >= options_.max_sessions)
+      co_return co_await send_error(stream, req, http::status::service_unavailable, -32000,
+                                    "Service Unavailable: too many sessions (" + std::to_string(options_.max_sessions) + ")");
+    auto created = create_session(session_kind::streamable);
+    if (!created) {
+      spdlog::error("cannot start a server for a new session: {}", created.error_message());
+      co_return co_await send_error(stream, req, http::status::bad_gateway, -32000,
+                                    "mcp-warden cannot start the server: " + created.error_message());
+    }
+    s = *created;
+    s->protocol_version = summary.init_version;
+  } else if (!session_header.empty()) {
+    s = find_session(session_header);
+    if (!s || s->kind != session_kind::streamable)
+      co_return co_await send_error(stream, req, http::status::not_found, -32001, "Session not found");
+  } else if (!summary.modern_version.empty() || transports::is_stateless_protocol_version(version_header)) {
+    if (summary.request_ids.empty()) {
+      // A stateless notification or response has nobody to go to without a session.
+      co_return co_await send(stream, make_response(req, http::status::accepted, ""));
+    }
+    auto created = create_session(session_kind::stateless);
+    if (!created)
+      co_return co_await send_error(stream, req, http::status::bad_gateway, -32000,
+                                    "mcp-warden cannot start the server: " + created.error_message());
+    s = *created;
+    s->protocol_version = summary.modern_version;
+  } else {
+    co_return co_await send_error(stream, req, http::status::bad_request, -32000,
+                                  "Bad Request: Mcp-Session-Id header is required");
+  }
+
+  std::string body = one_line(std::move(req.body()));
+  if (summary.request_ids.empty()) {
+    co_await s->inbound.async_send(error_code{}, std::move(body), use_tuple);
+    co_return co_await send(stream, make_response(req, http::status::accepted, ""));
+  }
+  auto out = s->open_stream(false);
+  for (const auto& id : summary.request_ids) {
+    out->awaiting.insert(key_of(id));
+    s->routes[key_of(id)] = out;
+  }
+  for (const auto& token : summary.progress_tokens) s->progress_routes[token] = out;
+  auto conn = std::make_shared<attachment>(executor_);
+  out->conn = conn;
+  auto [sec] = co_await s->inbound.async_send(error_code{}, std::move(body), use_tuple);
+  if (sec) {
+    s->finish(*out);
+    co_return co_await send_error(stream, req, http::status::not_found, -32001, "Session not found");
+  }
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (s->kind == session_kind::streamable) headers.emplace_back("Mcp-Session-Id", s->id);
+  // Since 2025-11-25 a stream starts with an event id so that the client can resume it.
+  std::string preamble;
+  const std::string version = !version_header.empty() ? std::string(version_header) : s->protocol_version;
+  if (version >= "2025-11-25" && s->kind == session_kind::streamable) preamble = "id: " + out->id + "_0\ndata: \n\n";
+  const bool keep = co_await pump_stream(stream, req, s, out, conn, std::move(headers), std::move(preamble), false);
+  if (s->kind == session_kind::stateless) s->close_input();  // one exchange per stateless session
+  co_return keep;
+}
+
+// Nothing more comes from a client on an SSE stream: a completed read means it went away.
+static asio::awaitable<void> watch_disconnect(any_stream& stream, std::shared_ptr<attachment> conn) {
+  std::array<char, 512> sink;
+  for (;;) {
+    auto [ec, n] = co_await stream.visit([&](auto& st) { return st.async_read_some(asio::buffer(sink), use_tuple); });
+    (void)n;
+    if (ec || conn->closed) break;
+  }
+  conn->closed = true;
+  conn->watching = false;
+  conn->notify();
+}
+
+// Writes the SSE response head, then whatever is routed to `out` until it finishes or the
+// connection goes. Returns whether the connection can carry another request.
+asio::awaitable<bool> http_front::impl::pump_stream(any_stream& stream, request_t& req, std::shared_ptr<front_session> s,
+                                                    std::shared_ptr<out_stream> out, std::shared_ptr<attachment> conn,
+                                                    std::vector<std::pair<std::string, std::string>> headers,
+                                                    std::string preamble, bool watch_for_disconnect) {
+  http::response<http::empty_body> res{http::status::ok, req.version()};
+  res.set(http::field::server, "mcp-warden");
+  res.set(http::field::content_type, "text/event-stream");
+  res.set(http::field::cache_control, "no-cache");
+  for (auto& [k, v] : headers) res.set(k, v);
+  const bool chunked = req.version() >= 11;
+  res.keep_alive(chunked && req.keep_alive() && !watch_for_disconnect);
+  if (chunked) res.chunked(true);
+  http::response_serializer<http::empty_body> head{res};
+  stream.expires_after(options_.header_timeout);
+  auto [hec, hn] = co_await stream.visit([&](auto& st) { return http::async_write_header(st, head, use_tuple); });
+  (void)hn;
+  if (hec) {
+    conn->closed = true;
+    co_return false;
+  }
+  auto write_text = [&](const std::string& text) -> asio::awaitable<bool> {
+    stream.expires_after(options_.header_timeout * 3);  // a client that stops reading is dropped
+    if (chunked) {
+      auto [ec, n] = co_await stream.visit([&](auto& st) { return asio::async_write(st, http::make_chunk(asio::buffer(text)), use_tuple); });
+      (void)n;
+      co_return !ec;
+    }
+    auto [ec, n] = co_await stream.visit([&](auto& st) { return asio::async_write(st, asio::buffer(text), use_tuple); });
+    (void)n;
+    co_return !ec;
+  };
+  bool ok = preamble.empty() || co_await write_text(preamble);
+  if (watch_for_disconnect && ok) {
+    conn->watching = true;
+    asio::co_spawn(executor_, watch_disconnect(stream, conn), asio::detached);
+  }
+  while (ok) {
+    if (!conn->queue.empty()) {
+      std::string text = std::move(conn->queue.front());
+      conn->queue.pop_front();
+      conn->queued_bytes -= text.size();
+      ok = co_await write_text(text);
+      continue;
+    }
+    if (conn->closed || out->conn != conn) {
+      ok = false;
+      break;
+    }
+    if (out->finished || s->ended || stopping_) break;
+    stream.expires_never();
+    conn->wake.expires_at(clock_type::time_point::max());
+    co_await conn->wake.async_wait(use_tuple);
+  }
+  if (out->conn == conn) out->conn.reset();
+  if (conn->watching) {
+    // The watcher reads from this stream: it must be done before the stream goes away.
+    conn->closed = true;
+    stream.close();
+    while (conn->watching) {
+      conn->wake.expires_at(clock_type::time_point::max());
+      co_await conn->wake.async_wait(use_tuple);
+    }
+    co_return false;
+  }
+  if (!ok) {
+    conn->closed = true;
+    if (!out->finished && !out->standalone) spdlog::debug("session {}: stream {} lost its connection", s->id, out->id);
+    co_return false;
+  }
+  if (chunked) {
+    stream.expires_after(options_.header_timeout);
+    auto [ec, n] = co_await stream.visit([&](auto& st) { return asio::async_write(st, http::make_chunk_last(), use_tuple); });
+    (void)n;
+    if (ec) co_return false;
+  }
+  co_return res.keep_alive() && !watch_for_disconnect;
+}
+
+asio::awaitable<bool> http_front::impl::handle_get(any_stream& stream, request_t& req) {
+  if (!transports::accepts(req[http::field::accept], "text/event-stream"))
+    co_return co_await send_error(stream, req, http::status::not_acceptable, -32000,
+                                  "Not Acceptable: Client must accept text/event-stream");
+  const std::string session_header(req["mcp-session-id"]);
+  if (session_header.empty())
+    co_return co_await send_error(stream, req, http::status::bad_request, -32000, "Bad Request: Mcp-Session-Id header is required");
+  auto s = find_session(session_header);
+  if (!s || s->kind != session_kind::streamable)
+    co_return co_await send_error(stream, req, http::status::not_found, -32001, "Session not found");
+  const std::string_view version_header = req["mcp-protocol-version"];
+  if (!version_header.empty() && !transports::is_known_protocol_version(version_header))
+    co_return co_await send_error(stream, req, http::status::bad_request, -32000,
+                                  "Bad Request: Unsupported protocol version: " + std::string(version_header));
+  auto conn = std::make_shared<attachment>(executor_);
+  std::shared_ptr<out_stream> out;
+  const std::string last_event_id(req["last-event-id"]);
+  if (const auto sep = last_event_id.rfind('_'); sep != std::string::npos) {
+    // Resumption: replay what the client missed on that stream, then continue it here.
+    if (auto it = s->streams.find(last_event_id.substr(0, sep)); it != s->streams.end()) {
+      out = it->second;
+      std::uint64_t after = 0;
+      try {
+        after = std::stoull(last_event_id.substr(sep + 1));
+      } catch (const std::exception&) {
+        after = 0;
+      }
+      for (const auto& [seq, text] : out->history)
+        if (seq > after) {
+          conn->queued_bytes += text.size();
+          conn->queue.push_back(text);
+        }
+      if (out->conn) {
+        out->conn->closed = true;
+        out->conn->notify();
+      }
+    }
+  }
+  if (!out) {
+    if (s->standalone && s->standalone->conn && !s->standalone->conn->closed)
+      co_return co_await send_error(stream, req, http::status::conflict, -32000,
+                                    "Conflict: Only one SSE stream is allowed per session");
+    if (!s->standalone) s->standalone = s->open_stream(true);
+    out = s->standalone;
+    while (!s->backlog.empty()) {
+      std::string bytes = std::move(s->backlog.front());
+      s->backlog.pop_front();
+      s->backlog_bytes -= bytes.size();
+      s->deliver(*out, bytes);  // no connection yet: lands in the history ...
+      const auto& text = out->history.back().second;
+      conn->queued_bytes += text.size();  // ... and in this connection's queue
+      conn->queue.push_back(text);
+    }
+  }
+  out->conn = conn;
+  std::vector<std::pair<std::string, std::string>> headers;
+  headers.emplace_back("Mcp-Session-Id", s->id);
+  co_return co_await pump_stream(stream, req, s, out, conn, std::move(headers), std::string(), true);
+}
+
+asio::awaitable<bool> http_front::impl::handle_delete(any_stream& stream, request_t& req) {
+  const std::string session_header(req["mcp-session-id"]);
+  if (session_header.empty())
+    co_return co_await send_error(stream, req, http::status::bad_request, -32000, "Bad Request: Mcp-Session-Id header is required");
+  auto s = find_session(session_header);
+  if (!s) co_return co_await send_error(stream, req, http::status::not_found, -32001, "Session not found");
+  spdlog::info("session {} deleted by the client", s->id);
+  sessions_.erase(s->id);
+  s->close_input();
+  co_return co_await send(stream, make_response(req, http::status::ok, ""));
+}
+
+asio::awaitable<bool> http_front::impl::handle_legacy_get(any_stream& stream, request_t& req) {
+  if (sessions_.size() >= options_.max_sessions)
+    co_return co_await send_error(stream, req, http::status::service_unavailable, -32000,
+                                  "Service Unavailable: too many sessions (" + std::to_string(options_.max_sessions) + ")");
+  auto created = create_session(session_kind::legacy);
+  if (!created)
+    co_return co_await send_error(stream, req, http::status::bad_gateway, -32000,
+                                  "mcp-warden cannot start the server: " + created.error_message());
+  auto s = *created;
+  s->standalone = s->open_stream(true);
+  auto conn = std::make_shared<attachment>(executor_);
+  s->standalone->conn = conn;
+  const std::string preamble = transports::format_sse_event(options_.message_path + "?sessionId=" + s->id, {}, "endpoint");
+  co_await pump_stream(stream, req, s, s->standalone, conn, std::vector<std::pair<std::string, std::string>>(), preamble, true);
+  // The stream is the session: when the client hangs up, the session ends.
+  if (!s->input_closed) spdlog::info("session {}: the client closed its event stream", s->id);
+  sessions_.erase(s->id);
+  s->close_input();
+  co_return false;
+}
+
+asio::awaitable<bool> http_front::impl::handle_legacy_post(any_stream& stream, request_t& req) {
+  const std::string_view target = req.target();
+  std::string id;
+  if (const auto q = target.find("sessionId="); q != std::string_view::npos) {
+    id = std::string(target.substr(q + 10));
+    id = id.substr(0, id.find('&'));
+  }
+  auto s = id.empty() ? nullptr : find_session(id);
+  if (!s || s->kind != session_kind::legacy)
+    co_return co_await send_error(stream, req, http::status::not_found, -32001, "Session not found");
+  if (!transports::is_media_type(req[http::field::content_type], "application/json"))
+    co_return co_await send_error(stream, req, http::status::unsupported_media_type, -32000,
+                                  "Unsupported Media Type: Content-Type must be application/json");
+  const json doc = json::parse(req.body(), nullptr, false);
+  if (doc.is_discarded()) co_return co_await send_error(stream, req, http::status::bad_request, -32700, "Parse error: invalid JSON");
+  auto [ec] = co_await s->inbound.async_send(error_code{}, one_line(std::move(req.body())), use_tuple);
+  if (ec) co_return co_await send_error(stream, req, http::status::not_found, -32001, "Session not found");
+  co_return co_await send(stream, make_response(req, http::status::accepted, "Accepted", "text/plain"));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+http_front::http_front(asio::any_io_executor executor, http_front_options options, session_options session,
+                       server_factory factory, session_hook hook)
+    : impl_(std::make_shared<impl>(std::move(executor), std::move(options), session, std::move(factory), std::move(hook))) {}
+
+http_front::~http_front() = default;
+
+result<bool> http_front::listen() { return impl_->listen(); }
+std::string http_front::url() const { return impl_->url(); }
+asio::awaitable<void> http_front::run() { return impl_->run(); }
+void http_front::stop() { impl_->stop(); }
+
+}  // namespace warden::proxy

@@ -1,0 +1,68 @@
+#pragma once
+// The HTTP front of `mcp-warden serve`: Streamable HTTP on one endpoint (/mcp) and the legacy
+// HTTP+SSE endpoints (/sse + /message), optionally over TLS. Every MCP session gets its own
+// proxy::session and its own server (a child process per session for stdio servers, never
+// shared); stateless (2026-07-28) requests get a one-shot session each. Validates Host/Origin
+// (DNS rebinding), optional bearer auth, and bounds header and body sizes, sessions,
+// connections, idle time and per-stream buffers. Single-threaded: runs on the executor given.
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "analysis/result.hpp"
+#include "proxy/session.hpp"
+#include "transports/http_rules.hpp"
+#include "transports/server_link.hpp"
+
+namespace warden::proxy {
+
+struct http_front_options {
+  std::string listen_host = "127.0.0.1";
+  std::uint16_t port = 8080;              // 0: any free port (see http_front::url())
+  std::string mcp_path = "/mcp";
+  std::string sse_path = "/sse";          // legacy HTTP+SSE: GET here ...
+  std::string message_path = "/message";  // ... and POST here
+  transports::origin_policy origins;
+  std::string auth_token;                 // non-empty: require "Authorization: Bearer <token>"
+  std::string tls_cert;                   // PEM chain and key: serve HTTPS
+  std::string tls_key;
+  std::size_t max_header_bytes = 16u << 10;
+  std::size_t max_body_bytes = 4u << 20;
+  std::size_t max_sessions = 64;
+  std::size_t max_connections = 256;
+  std::size_t stream_buffer_bytes = 16u << 20;  // unsent output per SSE stream before the client is dropped
+  std::size_t replay_bytes = 1u << 20;          // events kept per stream for Last-Event-ID
+  std::chrono::milliseconds header_timeout{10000};  // a request's headers and body must arrive in this time
+  std::chrono::milliseconds idle_timeout{600000};   // a session with no requests and no stream is ended
+  std::chrono::milliseconds shutdown_grace{8000};   // on stop(): wait for sessions to end
+};
+
+// Makes the server side of a new session; the error is shown to the client (HTTP 502).
+using server_factory = std::function<result<std::unique_ptr<transports::server_link>>()>;
+// Called for each new session before it runs (inspectors, surface callbacks).
+using session_hook = std::function<void(session&, const std::string& session_id)>;
+
+class http_front {
+ public:
+  http_front(boost::asio::any_io_executor executor, http_front_options options, session_options session,
+             server_factory factory, session_hook hook = {});
+  ~http_front();
+  http_front(const http_front&) = delete;
+  http_front& operator=(const http_front&) = delete;
+
+  // Binds and listens; fails with a clear message (address in use, bad TLS files ...).
+  result<bool> listen();
+  std::string url() const;  // e.g. "http://127.0.0.1:8080/mcp", valid after listen()
+  // Accepts until stop(); completes once every session has ended (or the grace ran out).
+  boost::asio::awaitable<void> run();
+  void stop();
+
+ private:
+  class impl;
+  std::shared_ptr<impl> impl_;
+};
+
+}  // namespace warden::proxy

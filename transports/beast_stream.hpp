@@ -1,0 +1,48 @@
+#pragma once
+// Internal to transports/ and proxy/ .cpp files (pulls in Beast): one HTTP byte stream that is
+// either plain TCP or TLS over TCP, so that client and server code is written once.
+// Not thread-safe; used from one executor.
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
+#include <chrono>
+#include <memory>
+#include <variant>
+
+namespace warden::transports {
+
+namespace beast = boost::beast;
+
+class any_stream {
+ public:
+  using tls_stream = beast::ssl_stream<beast::tcp_stream>;
+
+  explicit any_stream(beast::tcp_stream tcp) : stream_(std::move(tcp)) {}
+  any_stream(beast::tcp_stream tcp, boost::asio::ssl::context& context)
+      : stream_(std::in_place_type<tls_stream>, std::move(tcp), context) {}
+
+  bool is_tls() const noexcept { return stream_.index() == 1; }
+  tls_stream& tls() { return std::get<1>(stream_); }
+  beast::tcp_stream& tcp() {
+    return is_tls() ? beast::get_lowest_layer(std::get<1>(stream_)) : std::get<0>(stream_);
+  }
+  // Calls `op(stream)` with the concrete stream; every alternative must yield the same type.
+  template <typename Op>
+  decltype(auto) visit(Op&& op) {
+    return std::visit(std::forward<Op>(op), stream_);
+  }
+  void expires_after(std::chrono::steady_clock::duration d) { tcp().expires_after(d); }
+  void expires_never() { tcp().expires_never(); }
+  // Abrupt close: pending operations complete with operation_aborted.
+  void close() {
+    boost::system::error_code ignored;
+    tcp().socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
+    tcp().close();
+  }
+  bool is_open() { return tcp().socket().is_open(); }
+
+ private:
+  std::variant<beast::tcp_stream, tls_stream> stream_;
+};
+
+}  // namespace warden::transports
