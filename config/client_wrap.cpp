@@ -47,10 +47,20 @@ bool needs_stdio(client_kind client) { return client == client_kind::claude_desk
 
 std::string newline_of(std::string_view text) { return text.find("\r\n") != std::string_view::npos ? "\r\n" : "\n"; }
 
-const server_entry* find_entry(const client_config* config, const server_entry& like) {
+// Entry keys made unique by their rank among entries of the same key (a JSON object may repeat
+// a name), so that two versions of a file match entry for entry.
+std::vector<std::string> unique_keys(const client_config& config) {
+  std::map<std::string, int> seen;
+  std::vector<std::string> keys;
+  for (const auto& entry : config.servers) keys.push_back(entry.key() + "\x1e" + std::to_string(seen[entry.key()]++));
+  return keys;
+}
+
+const server_entry* find_entry(const client_config* config, const std::string& unique_key) {
   if (!config) return nullptr;
-  for (const auto& entry : config->servers)
-    if (entry.key() == like.key()) return &entry;
+  const auto keys = unique_keys(*config);
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (keys[i] == unique_key) return &config->servers[i];
   return nullptr;
 }
 
@@ -113,7 +123,9 @@ result<rewrite> wrap_config(const client_config& config, const wrap_options& opt
   std::vector<text_edit> edits;
   std::map<std::string, std::vector<std::string>> expected;  // entry key -> argv it must read back as
   const std::string_view text = config.text;
-  for (const auto& entry : config.servers) {
+  const auto keys = unique_keys(config);
+  for (std::size_t index = 0; index < config.servers.size(); ++index) {
+    const server_entry& entry = config.servers[index];
     entry_outcome outcome{entry.name, entry.project, entry_action::skipped, ""};
     const std::vector<std::string> wanted = warden_args_for(config, entry, options);
     if (!entry.note.empty()) {
@@ -132,7 +144,7 @@ result<rewrite> wrap_config(const client_config& config, const wrap_options& opt
           argv.insert(argv.end(), wanted.begin(), wanted.end());
           argv.push_back("--");
           argv.insert(argv.end(), entry.inner_argv.begin(), entry.inner_argv.end());
-          expected[entry.key()] = argv;
+          expected[keys[index]] = argv;
         }
       }
     } else if (entry.transport == server_transport::stdio && entry.command_value) {
@@ -155,7 +167,7 @@ result<rewrite> wrap_config(const client_config& config, const wrap_options& opt
       argv.insert(argv.end(), wanted.begin(), wanted.end());
       argv.push_back("--");
       argv.insert(argv.end(), entry.argv.begin(), entry.argv.end());
-      expected[entry.key()] = argv;
+      expected[keys[index]] = argv;
     } else if (entry.transport == server_transport::http || entry.transport == server_transport::sse) {
       const bool front = options.front_http || needs_stdio(config.location.client);
       if (!front) {
@@ -184,10 +196,9 @@ result<rewrite> wrap_config(const client_config& config, const wrap_options& opt
     auto reread = parse_client_config(config.location, out.text);
     if (!reread) return error{"internal: the rewritten file does not parse: " + reread.error_message()};
     for (const auto& [key, argv] : expected) {
-      bool found = false;
-      for (const auto& entry : reread->servers)
-        if (entry.key() == key) found = entry.argv == argv && entry.wrapped;
-      if (!found) return error{"internal: a rewritten entry does not read back as intended; nothing written"};
+      const server_entry* now = find_entry(&*reread, key);
+      if (!now || now->argv != argv || !now->wrapped)
+        return error{"internal: a rewritten entry does not read back as intended; nothing written"};
     }
   }
   return out;
@@ -197,7 +208,9 @@ result<rewrite> unwrap_config(const client_config& config, const client_config* 
   rewrite out;
   std::vector<text_edit> edits;
   const std::string_view text = config.text;
-  for (const auto& entry : config.servers) {
+  const auto keys = unique_keys(config);
+  for (std::size_t index = 0; index < config.servers.size(); ++index) {
+    const server_entry& entry = config.servers[index];
     entry_outcome outcome{entry.name, entry.project, entry_action::not_wrapped, ""};
     if (!entry.wrapped || !entry.command_value || !entry.args_value) {
       if (!entry.note.empty()) outcome.note = entry.note;
@@ -207,7 +220,7 @@ result<rewrite> unwrap_config(const client_config& config, const client_config* 
     const located_value& command = *entry.command_value;
     const located_value& args = *entry.args_value;
     const std::size_t sep = separator_index(args);
-    const server_entry* before = find_entry(backup, entry);
+    const server_entry* before = find_entry(backup, keys[index]);
     if (sep == std::string::npos || sep + 1 >= args.items.size()) {
       // A fronted remote entry: the backup holds its original text.
       if (before && !before->wrapped && backup) {
@@ -271,9 +284,10 @@ result<rewrite> unwrap_config(const client_config& config, const client_config* 
   if (out.changed) {
     auto reread = parse_client_config(config.location, out.text);
     if (!reread) return error{"internal: the restored file does not parse: " + reread.error_message()};
-    for (const auto& entry : config.servers) {
+    for (std::size_t index = 0; index < config.servers.size(); ++index) {
+      const server_entry& entry = config.servers[index];
       if (!entry.wrapped || entry.inner_argv.empty()) continue;
-      const server_entry* now = find_entry(&*reread, entry);
+      const server_entry* now = find_entry(&*reread, keys[index]);
       if (!now || now->wrapped || now->argv != entry.inner_argv)
         return error{"internal: a restored entry does not read back as intended; nothing written"};
     }

@@ -236,3 +236,58 @@ TEST_CASE("apply_edits and unified_diff") {
   CHECK(unified_diff("x", "y", "a", "b") ==
         "--- a\n+++ b\n@@ -1,1 +1,1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n");
 }
+
+TEST_CASE("robustness: mutated configs never crash the readers, wrap or unwrap") {
+  discovery_options discovery;
+  discovery.home = samples / "home";
+  discovery.project = samples / "project";
+  discovery.os = platform::linux_desktop;
+  std::uint64_t seed = 0x9E3779B97F4A7C15u;
+  const auto next = [&] {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+  };
+  const char alphabet[] = "{}[],:\"'\\/*#\n =-0a\x00\xC3\xE2\x80\xAE";
+  int parsed = 0, wrapped = 0;
+  for (const auto& location : candidate_locations(discovery)) {
+    if (!fs::exists(location.path)) continue;
+    auto original = load_client_config(location);
+    REQUIRE(original);
+    for (int round = 0; round < 150; ++round) {
+      std::string text = original->text;
+      for (int edits = 1 + static_cast<int>(next() % 4); edits > 0 && !text.empty(); --edits) {
+        const std::size_t at = next() % text.size();
+        const char c = alphabet[next() % (sizeof alphabet - 1)];
+        switch (next() % 3) {
+          case 0: text[at] = c; break;
+          case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+          default: text.erase(at, 1 + next() % 8); break;
+        }
+      }
+      auto config = parse_client_config(location, text);
+      if (!config) continue;
+      ++parsed;
+      auto out = wrap_config(*config, options({"--policy", "p"}));
+      if (!out || !out->changed) continue;
+      ++wrapped;
+      auto reread = parse_client_config(location, out->text);
+      REQUIRE_MESSAGE(reread, reread.error_message());
+      auto back = unwrap_config(*reread, &*config);
+      REQUIRE_MESSAGE(back, back.error_message());
+      const bool had_wrapped = std::any_of(config->servers.begin(), config->servers.end(),
+                                           [](const server_entry& e) { return e.wrapped; });
+      if (!had_wrapped) CHECK(back->text == text);  // with the backup, always the same bytes
+    }
+  }
+  CHECK(parsed > 100);
+  CHECK(wrapped > 50);
+}
+
+TEST_CASE("wrap: repeated server names are each wrapped and restored") {
+  const std::string text = R"({"mcpServers": {"a": {"command": "x"}, "a": {"command": "y", "args": []}}})";
+  const auto original = parse(text);
+  const auto wrapped = wrapped_text(original, options());
+  CHECK(unwrapped_text(parse(wrapped), &original) == text);
+}
