@@ -14,5 +14,8 @@ int run_explain_command(const std::vector<std::string>& args); // mcp-warden exp
 int run_discover_command(const std::vector<std::string>& args);  // mcp-warden discover
 int run_wrap_command(const std::vector<std::string>& args);      // mcp-warden wrap [CONFIG...|--all]
 int run_unwrap_command(const std::vector<std::string>& args);    // mcp-warden unwrap [CONFIG...|--all]
+int run_policy_command(const std::vector<std::string>& args);   // mcp-warden policy check FILE
+int run_pins_command(const std::vector<std::string>& args);     // mcp-warden pins list|diff|approve
+int run_log_command(const std::vector<std::string>& args);      // mcp-warden log show|verify
 
 }  // namespace warden::app

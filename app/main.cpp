@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
   if (first == "wrap") return run_wrap_command(rest);
   if (first == "unwrap") return run_unwrap_command(rest);
   if (first == "scan" && is_config_scan(rest)) return run_config_scan_command(rest);
+  if (first == "policy") return run_policy_command(rest);
+  if (first == "pins") return run_pins_command(rest);
+  if (first == "log") return run_log_command(rest);
 #ifdef WARDEN_HAVE_SCAN
   if (first == "scan") return run_scan_command(rest);
   if (first == "rules") return run_rules_command(rest);

@@ -16,6 +16,7 @@
 #include "analysis/surface.hpp"
 #include "app/commands.hpp"
 #include "app/logging.hpp"
+#include "app/policy_setup.hpp"
 #include "app/upstream_options.hpp"
 #include "app/version.hpp"
 #include "proxy/session.hpp"
@@ -35,6 +36,7 @@ struct proxy_settings {
   std::string log_file;
   std::string log_level = "info";
   std::string server_log_path;
+  policy_settings policy;
   upstream_settings upstream;  // --upstream URL instead of COMMAND
 };
 
@@ -64,6 +66,7 @@ result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
   cli.add_option("--term-grace-ms", term_grace_ms, "Shutdown: wait after SIGTERM before SIGKILL")->capture_default_str();
   add_upstream_options(cli, settings.upstream);
   cli.add_flag("--no-enumerate", no_enumerate, "Do not list the surface on our own; record only what the client lists");
+  add_policy_options(cli, settings.policy);
 
   std::vector<std::string> own(args.begin(), separator);
   std::vector<std::string> reversed(own.rbegin(), own.rend());  // CLI11 parses a reversed vector
@@ -147,6 +150,17 @@ int run_proxy(proxy_settings settings) {
   const restore_fd_flags stdout_flags(STDOUT_FILENO);
   asio::io_context context;
 
+  // Policy, pins and audit log load before the server starts: a bad file is a usage error.
+  std::unique_ptr<policy_runtime> policy;
+  if (settings.policy.enabled()) {
+    auto started = policy_runtime::start(settings.policy, settings.server.argv);
+    if (!started) {
+      spdlog::error("{}", started.error_message());
+      return 2;
+    }
+    policy = std::move(*started);
+  }
+
   std::unique_ptr<transports::server_link> server;
   if (settings.upstream.enabled()) {
     auto options = resolve_upstream(settings.upstream, settings.session.max_message_bytes);
@@ -178,8 +192,11 @@ int run_proxy(proxy_settings settings) {
                        transports::make_fd_reader(context.get_executor(), client_in, settings.session.max_message_bytes),
                        transports::make_fd_writer(context.get_executor(), client_out), std::move(server));
   const std::string identity = settings.upstream.enabled() ? settings.upstream.url : transports::describe_argv(settings.server.argv);
-  if (!settings.save_surface_path.empty()) {
+  if (policy) relay.add_inspector(policy->take_inspector());
+  if (!settings.save_surface_path.empty() || policy) {
     relay.on_surface_changed([&](const analysis::server_surface& surface) {
+      if (policy) policy->surface_changed(surface, relay.surface_complete());
+      if (settings.save_surface_path.empty()) return;
       analysis::server_surface copy = surface;
       copy.identity = identity;
       copy.live = true;
@@ -201,6 +218,7 @@ int run_proxy(proxy_settings settings) {
     context.stop();
   });
   context.run();
+  if (policy) policy->session_ended(outcome, relay.counters());
   const auto& counters = relay.counters();
   spdlog::info("session ended ({}); relayed {} client and {} server messages, refused {}, dropped {}",
                outcome.reason, counters.client_messages, counters.server_messages, counters.client_rejected,

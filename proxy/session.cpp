@@ -41,6 +41,14 @@ struct internal_request {
   std::uint64_t generation;  // a newer listing of the same kind supersedes older pages
 };
 
+// A client request held while the user is asked about it (verdict::action::ask).
+struct held_request {
+  message msg;
+  std::string raw;
+  std::function<verdict(const json*)> resume;
+  std::shared_ptr<asio::steady_timer> timer;
+};
+
 std::string describe_exit(int status) {
   if (status > 128) return "was killed by signal " + std::to_string(status - 128);
   return "exited with status " + std::to_string(status);
@@ -125,6 +133,12 @@ class session::impl {
   verdict run_inspectors(const message& msg, const message_context& context);
   asio::awaitable<void> apply(verdict&& decision, const message& msg, std::string&& raw,
                               message_queue& forward_queue, message_queue& reply_queue);
+  asio::awaitable<void> inspect_batch(message& msg, std::string&& raw, direction from);
+
+  // --- asking the user (elicitation/create of our own, the request held meanwhile) ---
+  asio::awaitable<void> hold_and_ask(verdict&& decision, const message& msg, std::string&& raw);
+  asio::awaitable<void> resolve_held(const std::string& key, const json* answer);
+  asio::awaitable<void> expire_held(std::string key, std::shared_ptr<asio::steady_timer> timer);
 
   // --- our own enumeration ---
   void enumerate(list_kind kind, const json& cursor = json());
@@ -151,6 +165,7 @@ class session::impl {
   std::unordered_map<std::string, pending_request> client_requests_;  // client -> server
   std::unordered_map<std::string, pending_request> server_requests_;  // server -> client
   std::unordered_map<std::string, internal_request> internal_requests_;
+  std::unordered_map<std::string, held_request> held_;  // by id_key of our elicitation request
   std::array<std::uint64_t, 4> listing_generation_{};
   std::string nonce_;
   std::uint64_t next_internal_id_ = 0;
@@ -340,6 +355,7 @@ asio::awaitable<session_outcome> session::impl::supervise() {
     spdlog::warn("the client did not read the last messages within {} ms", options_.client_flush.count());
   client_in_->cancel();
   signals_.cancel();
+  for (auto& [key, held] : held_) held.timer->cancel();
 
   session_outcome outcome;
   if (signal_number_ != 0) {
@@ -398,8 +414,15 @@ asio::awaitable<void> session::impl::handle_client_message(message& msg, std::st
       co_return;
     }
     for (const auto& item : msg.items) note_client_item(item);
-    co_await send(to_server_, std::move(raw));
+    co_await inspect_batch(msg, std::move(raw), direction::client_to_server);
     co_return;
+  }
+  if (msg.kind == message_kind::response && !held_.empty()) {
+    // The user's answer to one of our own questions: never forwarded.
+    if (const std::string key = id_key(msg.id); held_.count(key)) {
+      co_await resolve_held(key, &msg.doc);
+      co_return;
+    }
   }
   if (msg.kind == message_kind::request && client_requests_.size() >= options_.max_pending &&
       !client_requests_.count(id_key(msg.id))) {
@@ -470,11 +493,7 @@ bool session::impl::note_server_item(const message& item) {
 
 asio::awaitable<void> session::impl::handle_server_message(message& msg, std::string&& raw) {
   if (msg.kind == message_kind::batch) {
-    json kept = json::array();
-    for (auto& item : msg.items)
-      if (note_server_item(item)) kept.push_back(std::move(item.doc));
-    if (kept.size() == msg.items.size()) co_await send(to_client_, std::move(raw));
-    else if (!kept.empty()) co_await send(to_client_, kept.dump(-1, ' ', false, json::error_handler_t::replace));
+    co_await inspect_batch(msg, std::move(raw), direction::server_to_client);
     co_return;
   }
   std::string request_method;
@@ -519,6 +538,18 @@ asio::awaitable<void> session::impl::apply(verdict&& decision, const message& ms
       spdlog::info("message replaced: {}", decision.reason);
       co_await send(forward_queue, decision.replacement.dump(-1, ' ', false, json::error_handler_t::replace));
       break;
+    case verdict::action::ask:
+      if (&forward_queue == &to_server_ && msg.kind == message_kind::request && decision.resume && !server_queue_closed_) {
+        co_await hold_and_ask(std::move(decision), msg, std::move(raw));
+        break;
+      }
+      // Nobody to ask: the inspector decides without an answer (resume must not ask again).
+      if (decision.resume) {
+        verdict fallback = decision.resume(nullptr);
+        if (fallback.what == verdict::action::ask) fallback.what = verdict::action::block;
+        co_await apply(std::move(fallback), msg, std::move(raw), forward_queue, reply_queue);
+      }
+      break;
     case verdict::action::block:
       spdlog::info("message blocked: {}", decision.reason);
       if (msg.kind == message_kind::request) {
@@ -530,6 +561,100 @@ asio::awaitable<void> session::impl::apply(verdict&& decision, const message& ms
       }
       break;
   }
+}
+
+// Batch members are inspected one by one; members kept unchanged keep the original bytes when the
+// whole batch is unchanged, otherwise the batch is re-serialised without what was blocked.
+asio::awaitable<void> session::impl::inspect_batch(message& msg, std::string&& raw, direction from) {
+  const bool from_client = from == direction::client_to_server;
+  message_queue& forward_queue = from_client ? to_server_ : to_client_;
+  message_queue& reply_queue = from_client ? to_client_ : to_server_;
+  json kept = json::array();
+  std::vector<json> replies;
+  bool changed = false;
+  for (auto& item : msg.items) {
+    std::string request_method;
+    json request_params;
+    if (!from_client && item.kind == message_kind::response) {
+      if (auto it = client_requests_.find(id_key(item.id)); it != client_requests_.end()) {
+        request_method = it->second.method;
+        request_params = it->second.params;
+      }
+    }
+    if (!from_client && !note_server_item(item)) {  // answer to our own request: consumed
+      changed = true;
+      continue;
+    }
+    message_context context;
+    context.from = from;
+    context.request_method = request_method;
+    context.request = request_params.is_null() ? nullptr : &request_params;
+    verdict decision = inspectors_.empty() ? verdict::forward() : run_inspectors(item, context);
+    if (decision.what == verdict::action::ask) {  // cannot hold one member of a batch
+      decision = decision.resume ? decision.resume(nullptr) : verdict{};
+      if (decision.what == verdict::action::ask) decision.what = verdict::action::block;
+    }
+    switch (decision.what) {
+      case verdict::action::forward:
+        kept.push_back(std::move(item.doc));
+        break;
+      case verdict::action::replace:
+        spdlog::info("batch member replaced: {}", decision.reason);
+        kept.push_back(std::move(decision.replacement));
+        changed = true;
+        break;
+      default:
+        spdlog::info("batch member blocked: {}", decision.reason);
+        changed = true;
+        if (item.kind == message_kind::request) {
+          (from_client ? client_requests_ : server_requests_).erase(id_key(item.id));
+          if (!decision.reply.is_null()) replies.push_back(std::move(decision.reply));
+        }
+    }
+  }
+  if (!changed) co_await send(forward_queue, std::move(raw));
+  else if (!kept.empty()) co_await send(forward_queue, kept.dump(-1, ' ', false, json::error_handler_t::replace));
+  for (auto& reply : replies) co_await send(reply_queue, reply.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+asio::awaitable<void> session::impl::hold_and_ask(verdict&& decision, const message& msg, std::string&& raw) {
+  const std::string id = "mcp-warden-" + nonce_ + "-" + std::to_string(++next_internal_id_);
+  const std::string key = id_key(id);
+  auto timer = std::make_shared<asio::steady_timer>(executor_, decision.ask_timeout);
+  held_[key] = held_request{msg, std::move(raw), std::move(decision.resume), timer};
+  spdlog::info("holding '{}' while the user is asked: {}", msg.method, decision.reason);
+  asio::co_spawn(executor_, expire_held(key, timer), asio::detached);
+  json request = {{"jsonrpc", "2.0"}, {"id", id}, {"method", "elicitation/create"}, {"params", std::move(decision.question)}};
+  ++counters_.internal_requests;
+  co_await send(to_client_, request.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+asio::awaitable<void> session::impl::expire_held(std::string key, std::shared_ptr<asio::steady_timer> timer) {
+  error_code ec;
+  co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  if (ec || !held_.count(key) || server_queue_closed_) co_return;
+  spdlog::info("no answer from the user in time; the held request is decided without one");
+  co_await resolve_held(key, nullptr);
+}
+
+asio::awaitable<void> session::impl::resolve_held(const std::string& key, const json* answer) {
+  auto it = held_.find(key);
+  if (it == held_.end()) co_return;
+  held_request held = std::move(it->second);
+  held_.erase(it);
+  held.timer->cancel();
+  verdict decision;
+  try {
+    decision = held.resume(answer);
+  } catch (const std::exception& e) {
+    ++counters_.inspector_failures;
+    spdlog::error("deciding an asked request failed: {}; refusing it", e.what());
+    decision.what = verdict::action::block;
+    decision.reply = json::parse(error_response(held.msg.id, error_codes::server_unavailable, "mcp-warden: request refused"));
+  }
+  if (decision.what == verdict::action::ask) decision.what = verdict::action::block;
+  if (server_queue_closed_ && decision.what != verdict::action::block) co_return;  // shutting down: failed later
+  co_await apply(std::move(decision), held.msg, std::move(held.raw), to_server_, to_client_);
 }
 
 void session::impl::capture_response(const message& response, const pending_request& request) {

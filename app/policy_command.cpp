@@ -1,0 +1,302 @@
+// mcp-warden policy check | pins list|diff|approve | log show|verify
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "app/commands.hpp"
+#include "config/digest.hpp"
+#include "config/glob.hpp"
+#include "config/lockfile.hpp"
+#include "config/policy.hpp"
+#include "proxy/audit_log.hpp"
+#include "proxy/enumerate.hpp"
+#include "transports/child_process.hpp"
+
+namespace warden::app {
+
+namespace {
+
+using nlohmann::json;
+
+// CLI11 parses a reversed vector; "--" ends our options and starts a server command.
+int parse_cli(CLI::App& cli, const std::vector<std::string>& args, std::vector<std::string>* command = nullptr) {
+  auto separator = std::find(args.begin(), args.end(), "--");
+  if (command && separator != args.end()) command->assign(separator + 1, args.end());
+  std::vector<std::string> own(args.begin(), command ? separator : args.end());
+  std::vector<std::string> reversed(own.rbegin(), own.rend());
+  try {
+    cli.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(cli.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "mcp-warden: %s\n", e.what());
+    return 2;
+  }
+  return -1;
+}
+
+// --- policy check ----------------------------------------------------------------------------------
+
+int policy_check(const std::vector<std::string>& args) {
+  CLI::App cli{"mcp-warden policy check FILE: validate a policy file (errors as file:line:col)"};
+  std::string path;
+  cli.add_option("FILE", path, "Policy file")->required();
+  if (int code = parse_cli(cli, args); code >= 0) return code;
+  auto loaded = config::load_policy(path);
+  if (!loaded) {
+    std::fprintf(stderr, "%s\n", loaded.error_message().c_str());
+    return 1;
+  }
+  const config::policy& p = *loaded;
+  std::printf("%s: ok: default %s, %zu tool rule(s), %zu role override(s), surface hiding %s, mode %s\n", path.c_str(),
+              std::string(config::to_string(p.default_action)).c_str(), p.tools.size(), p.roles.size(),
+              p.surface.hide_at ? ("at or above " + std::string(analysis::to_string(*p.surface.hide_at))).c_str() : "off",
+              p.preferred_mode ? std::string(config::to_string(*p.preferred_mode)).c_str() : "from the command line");
+  return 0;
+}
+
+// --- pins ------------------------------------------------------------------------------------------
+
+bool server_matches(const config::server_pins& s, const std::string& selector) {
+  return selector.empty() || s.identity == selector || s.server_name == selector ||
+         config::glob_match(selector, s.server_name) || config::glob_match(selector, s.identity);
+}
+
+void print_drift(const std::vector<config::item_drift>& drift) {
+  for (const auto& d : drift) {
+    std::printf("  %s %s '%s'%s\n", std::string(config::to_string(d.what)).c_str(), d.kind.c_str(), d.name.c_str(),
+                d.previous_name.empty() ? "" : (" (was '" + d.previous_name + "')").c_str());
+    for (const auto& f : d.fields) {
+      std::printf("    %s:\n", f.field.c_str());
+      if (!f.before.is_null()) std::printf("      - %s\n", f.before.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+      if (!f.after.is_null()) std::printf("      + %s\n", f.after.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+    }
+  }
+}
+
+int pins_command(const std::vector<std::string>& args) {
+  if (args.empty() || (args[0] != "list" && args[0] != "diff" && args[0] != "approve")) {
+    std::fprintf(stderr, "usage: mcp-warden pins list|diff|approve [SERVER] [--lockfile FILE] [-- COMMAND...]\n");
+    return 2;
+  }
+  const std::string verb = args[0];
+  CLI::App cli{"mcp-warden pins " + verb + " [SERVER] [--lockfile FILE] [-- COMMAND...]\n"
+               "SERVER: identity (argv), server name or glob. With -- COMMAND the server is enumerated live;\n"
+               "otherwise the surface the proxy last saw (pending drift) is used."};
+  std::string lockfile_path = "mcp-warden.lock.json", selector;
+  cli.add_option("SERVER", selector, "Server identity, name or glob (default: all)");
+  cli.add_option("--lockfile", lockfile_path, "Lockfile")->capture_default_str();
+  std::vector<std::string> command;
+  if (int code = parse_cli(cli, std::vector<std::string>(args.begin() + 1, args.end()), &command); code >= 0) return code;
+
+  auto lock = config::load_lockfile(lockfile_path);
+  if (!lock) {
+    std::fprintf(stderr, "mcp-warden: %s\n", lock.error_message().c_str());
+    return 2;
+  }
+  // A live surface replaces the pending one for the server the command starts.
+  if (!command.empty()) {
+    proxy::enumerate_options options;
+    options.argv = command;
+    auto surface = proxy::enumerate_server(options);
+    if (!surface) {
+      std::fprintf(stderr, "mcp-warden: cannot enumerate the server: %s\n", surface.error_message().c_str());
+      return 3;
+    }
+    const std::string identity = transports::describe_argv(command);
+    auto& entry = lock->servers[identity];
+    entry.identity = identity;
+    entry.server_name = surface->name;
+    entry.pending.clear();
+    for (const auto& item : config::pin_surface(*surface)) entry.pending[config::item_key(item.kind, item.name)] = item;
+    entry.pending_seen_at = config::utc_timestamp();
+    selector = identity;
+  }
+
+  int drifted = 0, matched = 0;
+  for (auto& [identity, server] : lock->servers) {
+    if (!server_matches(server, selector)) continue;
+    ++matched;
+    if (verb == "list") {
+      std::printf("%s\n  server: %s, pinned %s, %zu item(s)%s\n", identity.c_str(), server.server_name.c_str(),
+                  server.pinned_at.empty() ? "never" : server.pinned_at.c_str(), server.items.size(),
+                  server.pending.empty() ? "" : (", drift seen " + server.pending_seen_at + " (see pins diff)").c_str());
+      for (const auto& [key, item] : server.items) std::printf("  %-40s %s\n", key.c_str(), item.digest.substr(0, 23).c_str());
+      continue;
+    }
+    std::vector<config::pinned_item> current;
+    for (const auto& [key, item] : server.pending) current.push_back(item);
+    const auto drift = server.pending.empty() ? std::vector<config::item_drift>{} : config::diff_pins(server, current);
+    if (verb == "diff") {
+      if (drift.empty()) {
+        std::printf("%s: no drift\n", identity.c_str());
+      } else {
+        ++drifted;
+        std::printf("%s: %zu item(s) drifted (seen %s)\n", identity.c_str(), drift.size(), server.pending_seen_at.c_str());
+        print_drift(drift);
+      }
+      continue;
+    }
+    // approve: the pending surface becomes the pinned one.
+    if (server.pending.empty()) {
+      std::printf("%s: nothing to approve\n", identity.c_str());
+      continue;
+    }
+    print_drift(drift);
+    server.items = std::move(server.pending);
+    server.pending.clear();
+    server.pending_seen_at.clear();
+    server.pinned_at = config::utc_timestamp();
+    std::printf("%s: approved %zu item(s)\n", identity.c_str(), server.items.size());
+  }
+  if (matched == 0) {
+    std::fprintf(stderr, "mcp-warden: no pinned server matches '%s' in %s\n", selector.c_str(), lockfile_path.c_str());
+    return 1;
+  }
+  if (verb == "approve") {
+    if (auto saved = config::save_lockfile(lockfile_path, *lock); !saved) {
+      std::fprintf(stderr, "mcp-warden: %s\n", saved.error_message().c_str());
+      return 2;
+    }
+  }
+  return verb == "diff" && drifted ? 1 : 0;
+}
+
+// --- log -------------------------------------------------------------------------------------------
+
+int log_verify(const std::vector<std::string>& args) {
+  CLI::App cli{"mcp-warden log verify FILE: check the hash chain (and rotated FILE.N); exit 1 at the first bad record"};
+  std::string path;
+  cli.add_option("FILE", path, "Audit log")->required();
+  if (int code = parse_cli(cli, args); code >= 0) return code;
+  const auto report = proxy::verify_log(path);
+  for (const auto& note : report.notes) std::printf("note: %s\n", note.c_str());
+  if (!report.torn_tail.empty()) std::printf("warning: %s\n", report.torn_tail.c_str());
+  if (!report.ok) {
+    std::printf("FAILED after %llu valid record(s): %s\n", static_cast<unsigned long long>(report.records), report.problem.c_str());
+    return 1;
+  }
+  std::printf("ok: %llu record(s) in %zu file(s), hash chain intact\n", static_cast<unsigned long long>(report.records),
+              report.files.size());
+  return 0;
+}
+
+// "10m" / "2h" / "1d" ago, or an ISO timestamp prefix compared as text.
+std::string since_threshold(const std::string& since) {
+  if (since.empty()) return {};
+  const char unit = since.back();
+  const std::string digits = since.substr(0, since.size() - 1);
+  if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos && std::string("smhd").find(unit) != std::string::npos) {
+    const long long n = std::stoll(digits);
+    const long long seconds = n * (unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400);
+    const auto when = std::chrono::system_clock::now() - std::chrono::seconds(seconds);
+    const std::time_t t = std::chrono::system_clock::to_time_t(when);
+    std::tm parts{};
+    gmtime_r(&t, &parts);
+    char buffer[40];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &parts);
+    return buffer;
+  }
+  return since;
+}
+
+int log_show(const std::vector<std::string>& args) {
+  CLI::App cli{"mcp-warden log show [options] FILE: print audit records"};
+  std::string path, tool, decision, since, event;
+  bool follow = false, raw = false;
+  cli.add_option("FILE", path, "Audit log")->required();
+  cli.add_option("--tool", tool, "Only calls of this tool (glob)");
+  cli.add_option("--decision", decision, "Only this decision: allow|deny|ask");
+  cli.add_option("--event", event, "Only this event type (call, request, surface, pin_drift, ...)");
+  cli.add_option("--since", since, "Only records at or after: ISO time (2025-01-31T12:00) or 10m / 2h / 1d ago");
+  cli.add_flag("--follow,-f", follow, "Keep printing new records");
+  cli.add_flag("--json", raw, "Print the records as they are (JSON Lines)");
+  if (int code = parse_cli(cli, args); code >= 0) return code;
+  const std::string threshold = since_threshold(since);
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "mcp-warden: cannot open %s\n", path.c_str());
+    return 2;
+  }
+  auto show = [&](const std::string& line) {
+    const auto check = proxy::check_record(line);
+    json record = check.ok ? check.body : json();
+    if (!check.ok) {
+      try {
+        record = json::parse(line);
+      } catch (const json::exception&) {
+        std::printf("(unreadable line) %s\n", line.substr(0, 120).c_str());
+        return;
+      }
+    }
+    if (!record.is_object()) return;
+    const std::string ev = record.value("event", "");
+    if (!event.empty() && ev != event) return;
+    if (!tool.empty() && !config::glob_match(tool, record.value("tool", ""))) return;
+    if (!decision.empty() && record.value("decision", "") != decision) return;
+    if (!threshold.empty() && record.value("ts", "") < threshold) return;
+    if (raw) {
+      std::printf("%s\n", line.c_str());
+      return;
+    }
+    std::string detail;
+    if (ev == "call") {
+      detail = record.value("tool", "") + " " + record.value("decision", "") + (record.value("enforced", true) ? "" : " (audit only)");
+      if (record.contains("asked")) detail += " asked:" + record.value("asked", "");
+      if (record.value("decision", "") != "allow") detail += " - " + record.value("reason", "");
+      if (record.contains("result_action")) detail += " result:" + record.value("result_action", "");
+      if (record.contains("latency_us")) detail += " " + std::to_string(record["latency_us"].get<long long>() / 1000) + "ms";
+    } else if (ev == "request") {
+      detail = record.value("method", "");
+      if (record.contains("hidden")) detail += " hidden:" + record["hidden"].dump();
+    } else {
+      json rest = record;
+      for (const char* k : {"ts", "seq", "prev", "event", "session"}) rest.erase(k);
+      detail = rest.dump(-1, ' ', false, json::error_handler_t::replace);
+      if (detail.size() > 300) detail = detail.substr(0, 300) + "...";
+    }
+    std::printf("%s %6llu %-14s %s%s\n", record.value("ts", "").c_str(),
+                static_cast<unsigned long long>(record.value("seq", 0ull)), ev.c_str(), detail.c_str(),
+                check.ok ? "" : "  [NOT VERIFIED]");
+  };
+  std::string line;
+  for (;;) {
+    while (std::getline(in, line)) {
+      if (in.eof()) break;  // an incomplete line: wait for the rest when following
+      show(line);
+    }
+    if (!follow) {
+      if (!line.empty() && in.eof()) show(line);
+      break;
+    }
+    in.clear();
+    if (in.eof() || !line.empty()) in.seekg(-static_cast<std::streamoff>(line.size()), std::ios::cur);
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_policy_command(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "check") return policy_check(std::vector<std::string>(args.begin() + 1, args.end()));
+  std::fprintf(stderr, "usage: mcp-warden policy check FILE\n");
+  return 2;
+}
+
+int run_pins_command(const std::vector<std::string>& args) { return pins_command(args); }
+
+int run_log_command(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "verify") return log_verify(std::vector<std::string>(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "show") return log_show(std::vector<std::string>(args.begin() + 1, args.end()));
+  std::fprintf(stderr, "usage: mcp-warden log show|verify FILE\n");
+  return 2;
+}
+
+}  // namespace warden::app

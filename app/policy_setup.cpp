@@ -1,0 +1,127 @@
+#include "app/policy_setup.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <random>
+#include <spdlog/spdlog.h>
+
+#include "app/version.hpp"
+#include "config/policy.hpp"
+#include "proxy/audit_log.hpp"
+#include "proxy/policy_inspector.hpp"
+#include "proxy/runtime_text.hpp"
+#include "transports/child_process.hpp"
+
+namespace warden::app {
+
+using nlohmann::json;
+
+void add_policy_options(CLI::App& cli, policy_settings& s) {
+  cli.add_option("--policy", s.policy_path, "Capability policy file (docs/policy.md); default: the built-in policy");
+  cli.add_option("--audit-log", s.audit_log_path, "Append the hash-chained audit log (JSON Lines) to FILE");
+  cli.add_option("--mode", s.mode, "audit: decide and record only (default) | enforce: act on the decisions")
+      ->check(CLI::IsMember({"audit", "enforce"}));
+  cli.add_option("--lockfile", s.lockfile_path, "Pin the surface in FILE (rug-pull detection)");
+  cli.add_option("--pin", s.pin, "tofu: pin on first sight (default) | strict: hide unpinned items until approved")
+      ->check(CLI::IsMember({"tofu", "strict"}));
+  cli.add_option("--audit-sync", s.audit_sync, "fdatasync the audit log: never | interval (1 s, default) | always")
+      ->check(CLI::IsMember({"never", "interval", "always"}));
+  cli.add_option("--audit-rotate-mb", s.audit_rotate_mb, "Rotate the audit log past this size (0: never)")->capture_default_str();
+}
+
+result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_settings& settings,
+                                                               const std::vector<std::string>& argv) {
+  std::unique_ptr<policy_runtime> runtime(new policy_runtime());
+  config::policy rules = config::default_policy();
+  if (!settings.policy_path.empty()) {
+    auto loaded = config::load_policy(settings.policy_path);
+    if (!loaded) return error{loaded.error_message()};
+    rules = std::move(*loaded);
+  }
+  if (settings.pin == "strict") rules.pins.first_sight = config::pin_mode::strict;
+  if (settings.pin == "tofu") rules.pins.first_sight = config::pin_mode::tofu;
+  config::mode mode = rules.preferred_mode.value_or(config::mode::audit);
+  if (settings.mode == "enforce") mode = config::mode::enforce;
+  if (settings.mode == "audit") mode = config::mode::audit;
+
+  std::random_device entropy;
+  char id[20];
+  std::snprintf(id, sizeof id, "%08x%08x", entropy(), entropy());
+  runtime->session_id_ = id;
+  runtime->identity_ = transports::describe_argv(argv);
+
+  if (!settings.audit_log_path.empty()) {
+    proxy::audit_options options;
+    options.path = settings.audit_log_path;
+    options.rotate_bytes = settings.audit_rotate_mb << 20;
+    options.sync = settings.audit_sync == "never" ? proxy::audit_sync::never
+                   : settings.audit_sync == "always" ? proxy::audit_sync::always
+                                                     : proxy::audit_sync::interval;
+    const bool redact = rules.secrets.redact_audit;
+    // Runs on the writer thread: secrets out, sizes capped.
+    options.redact = [redact](json& event) {
+      if (redact) proxy::redact_json(event, true);
+      proxy::cap_json(event, 2048, 12);
+    };
+    auto opened = proxy::audit_log::open(std::move(options));
+    if (!opened) return error{opened.error_message()};
+    runtime->audit_ = std::move(*opened);
+  }
+
+  proxy::policy_inspector_options options;
+  options.rules = rules;
+  options.mode = mode;
+  options.identity = runtime->identity_;
+  options.lockfile_path = settings.lockfile_path;
+  options.audit = runtime->audit_.get();
+  options.session_id = runtime->session_id_;
+  auto inspector = proxy::policy_inspector::create(std::move(options));
+  if (!inspector) return error{inspector.error_message()};
+  runtime->owned_ = std::move(*inspector);
+  runtime->inspector_ = runtime->owned_.get();
+
+  if (runtime->audit_) {
+    runtime->audit_->record({{"event", "session_start"},
+                             {"session", runtime->session_id_},
+                             {"warden_version", version},
+                             {"pid", ::getpid()},
+                             {"argv", argv},
+                             {"identity", runtime->identity_},
+                             {"mode", std::string(config::to_string(mode))},
+                             {"policy", rules.source},
+                             {"lockfile", settings.lockfile_path}});
+  }
+  spdlog::info("policy '{}' in {} mode{}", rules.source, config::to_string(mode),
+               settings.audit_log_path.empty() ? "" : "; audit log " + settings.audit_log_path);
+  return runtime;
+}
+
+policy_runtime::~policy_runtime() {
+  if (audit_) audit_->close();
+}
+
+std::unique_ptr<proxy::inspector> policy_runtime::take_inspector() { return std::move(owned_); }
+
+void policy_runtime::surface_changed(const analysis::server_surface& surface, bool complete) {
+  if (inspector_) inspector_->surface_changed(surface, complete);
+}
+
+void policy_runtime::session_ended(const proxy::session_outcome& outcome, const proxy::session_counters& counters) {
+  if (inspector_) inspector_->session_ended();
+  if (!audit_) return;
+  audit_->record({{"event", "session_end"},
+                  {"session", session_id_},
+                  {"exit_code", outcome.exit_code},
+                  {"reason", outcome.reason},
+                  {"client_messages", counters.client_messages},
+                  {"server_messages", counters.server_messages},
+                  {"client_rejected", counters.client_rejected},
+                  {"server_dropped", counters.server_dropped},
+                  {"inspector_failures", counters.inspector_failures}});
+  audit_->close();
+  const auto stats = audit_->stats();
+  if (stats.dropped) spdlog::warn("audit log: {} record(s) could not be written (recorded as records_dropped)", stats.dropped);
+}
+
+}  // namespace warden::app

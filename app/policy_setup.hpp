@@ -1,0 +1,60 @@
+#pragma once
+// The proxy's policy options (--policy, --audit-log, --mode, --lockfile, --pin) and the runtime
+// they build: the audit log and the policy inspector, plus the session start/end records.
+// Single-threaded use from run_proxy; the audit log has its own writer thread.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/result.hpp"
+#include "analysis/surface.hpp"
+#include "proxy/inspection.hpp"
+#include "proxy/session.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace warden::proxy {
+class audit_log;
+class policy_inspector;
+}  // namespace warden::proxy
+
+namespace warden::app {
+
+struct policy_settings {
+  std::string policy_path;
+  std::string audit_log_path;
+  std::string mode;            // "", audit, enforce
+  std::string lockfile_path;
+  std::string pin;             // "", tofu, strict
+  std::string audit_sync = "interval";
+  std::uint64_t audit_rotate_mb = 64;
+  // Without any of these options the proxy runs exactly as before (no policy inspector).
+  bool enabled() const {
+    return !policy_path.empty() || !audit_log_path.empty() || !mode.empty() || !lockfile_path.empty() || !pin.empty();
+  }
+};
+
+void add_policy_options(CLI::App& cli, policy_settings& settings);
+
+class policy_runtime {
+ public:
+  // Loads the policy and the lockfile, opens the audit log; errors are for the user (exit 2).
+  static result<std::unique_ptr<policy_runtime>> start(const policy_settings& settings, const std::vector<std::string>& argv);
+  ~policy_runtime();
+
+  std::unique_ptr<proxy::inspector> take_inspector();
+  void surface_changed(const analysis::server_surface& surface, bool complete);
+  void session_ended(const proxy::session_outcome& outcome, const proxy::session_counters& counters);
+
+ private:
+  policy_runtime() = default;
+  std::unique_ptr<proxy::audit_log> audit_;
+  std::unique_ptr<proxy::policy_inspector> owned_;
+  proxy::policy_inspector* inspector_ = nullptr;
+  std::string session_id_;
+  std::string identity_;
+};
+
+}  // namespace warden::app
