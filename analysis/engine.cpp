@@ -684,10 +684,33 @@ std::vector<finding> scan_text(std::string_view text_in, std::string_view locati
     out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
                    text::excerpt(text_in, h.begin, h.end), h.decoded.substr(0, 400), h.message});
   field_context context{field_role::result, {}, nullptr, nullptr, 0};
-  auto result = inspect_injection(text_in, context);
-  for (auto& h : result.hits)
-    out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
-                   text::excerpt(text_in, h.begin, h.end), h.decoded, h.message});
+  // Long results are analysed in chunks cut at line or sentence ends: injected instructions are
+  // local, and a pattern confirmation then never rescans megabytes.
+  constexpr std::size_t chunk_size = 16384;
+  std::map<std::string_view, std::size_t> best;  // rule -> index in out
+  for (std::size_t begin = 0; begin < text_in.size() || begin == 0;) {
+    std::size_t end = std::min(text_in.size(), begin + chunk_size);
+    if (end < text_in.size()) {
+      std::size_t cut = text_in.rfind('\n', end);
+      if (cut == std::string_view::npos || cut <= begin + chunk_size / 2) cut = text_in.rfind(". ", end);
+      if (cut != std::string_view::npos && cut > begin + chunk_size / 2) end = cut + 1;
+      while (end < text_in.size() && (static_cast<unsigned char>(text_in[end]) & 0xC0) == 0x80) ++end;
+    }
+    auto result = inspect_injection(text_in.substr(begin, end - begin), context);
+    for (auto& h : result.hits) {
+      finding f{std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
+                text::excerpt(text_in, begin + h.begin, begin + h.end), h.decoded, h.message};
+      auto it = best.find(h.rule_id);
+      if (it == best.end()) {
+        best.emplace(h.rule_id, out.size());
+        out.push_back(std::move(f));
+      } else if (f.level > out[it->second].level) {
+        out[it->second] = std::move(f);
+      }
+    }
+    if (end >= text_in.size()) break;
+    begin = end;
+  }
   if (!hidden.revealed.empty()) {
     auto revealed = inspect_injection(hidden.revealed, context);
     for (auto& h : revealed.hits)

@@ -63,7 +63,8 @@ result<server_input> load_manifest(const std::string& path) {
   if (document.is_discarded()) {
     // Re-parse with exceptions only to get the position of the first error.
     try {
-      (void)json::parse(buffer.str());
+      json reparsed = json::parse(buffer.str());
+      static_cast<void>(reparsed);
     } catch (const json::parse_error& e) {
       return error{path + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what()};
     }
