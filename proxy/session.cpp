@@ -49,6 +49,10 @@ struct held_request {
   std::shared_ptr<asio::steady_timer> timer;
 };
 
+// A request's params, kept with it for the inspection chain; null when the document was not built
+// (nobody will read them: see needs_document).
+json params_of(const message& item) { return item.has_document ? item.doc.value("params", json()) : json(); }
+
 std::string describe_exit(int status) {
   if (status > 128) return "was killed by signal " + std::to_string(status - 128);
   return "exited with status " + std::to_string(status);
@@ -125,6 +129,7 @@ class session::impl {
   asio::awaitable<session_outcome> supervise();
 
   // --- message handling ---
+  bool needs_document(const message& msg, direction from) const;
   asio::awaitable<void> handle_client_message(message& msg, std::string&& raw);
   asio::awaitable<void> handle_server_message(message& msg, std::string&& raw);
   void note_client_item(const message& item);
@@ -200,7 +205,7 @@ asio::awaitable<session_outcome> session::impl::run() {
 }
 
 asio::awaitable<void> session::impl::relay_client() {
-  const parse_limits limits{options_.max_depth};
+  const parse_limits limits{options_.max_depth, /*document=*/false};
   for (;;) {
     transports::read_outcome in = co_await client_in_->async_read_message();
     if (in.ec) {
@@ -231,6 +236,7 @@ asio::awaitable<void> session::impl::relay_client() {
     }
     if (parsed.value.had_invalid_utf8)
       spdlog::warn("client message contains invalid UTF-8; forwarded unchanged");
+    if (needs_document(parsed.value, direction::client_to_server)) load_document(parsed.value, in.message.bytes);
     co_await handle_client_message(parsed.value, std::move(in.message.bytes));
   }
   client_input_done_ = true;
@@ -238,7 +244,7 @@ asio::awaitable<void> session::impl::relay_client() {
 }
 
 asio::awaitable<void> session::impl::relay_server() {
-  const parse_limits limits{options_.max_depth};
+  const parse_limits limits{options_.max_depth, /*document=*/false};
   for (;;) {
     transports::read_outcome in = co_await server_->output().async_read_message();
     if (in.ec) {
@@ -270,6 +276,7 @@ asio::awaitable<void> session::impl::relay_server() {
                    in.message.bytes.substr(0, 200));
       continue;
     }
+    if (needs_document(parsed.value, direction::server_to_client)) load_document(parsed.value, in.message.bytes);
     co_await handle_server_message(parsed.value, std::move(in.message.bytes));
   }
   server_output_done_ = true;
@@ -278,12 +285,23 @@ asio::awaitable<void> session::impl::relay_server() {
 
 asio::awaitable<void> session::impl::drain_queue(message_queue& queue, transports::message_writer& out,
                                                  bool& failed, bool& done) {
-  for (;;) {
+  std::vector<std::string> batch;
+  bool end = false;
+  while (!end) {
     error_code ec;
     std::string bytes = co_await queue.async_receive(asio::redirect_error(asio::use_awaitable, ec));
     if (ec || bytes.empty()) break;
+    batch.clear();
+    batch.push_back(std::move(bytes));
+    // Whatever is queued behind it goes out in the same write: one system call for many messages.
+    while (batch.size() < options_.queue_depth && !end &&
+           queue.try_receive([&](error_code e, std::string more) {
+             if (e || more.empty()) end = true;
+             else batch.push_back(std::move(more));
+           })) {
+    }
     if (failed) continue;  // the peer is gone: keep draining so producers never block on it
-    ec = co_await out.async_write_message(bytes);
+    ec = co_await out.async_write_messages(batch);
     if (ec) {
       failed = true;
       spdlog::warn("writing to the {} failed: {}", &out == client_out_.get() ? "client" : "server",
@@ -371,6 +389,9 @@ asio::awaitable<session_outcome> session::impl::supervise() {
 // ---------------------------------------------------------------------------------------------
 
 asio::awaitable<void> session::impl::send(message_queue& queue, std::string bytes) {
+  // Room in the channel (the usual case): no suspension, so no trip through the scheduler.
+  // try_send leaves `bytes` alone when it fails.
+  if (queue.try_send(error_code{}, std::move(bytes))) co_return;
   error_code ignored;
   co_await queue.async_send(error_code{}, std::move(bytes), asio::redirect_error(asio::use_awaitable, ignored));
 }
@@ -380,11 +401,36 @@ void session::impl::post(message_queue& queue, std::string bytes) {
   asio::co_spawn(executor_, send(queue, std::move(bytes)), asio::detached);
 }
 
+// Passthrough needs only the envelope (kind, method, id); the whole document is built only when
+// something will read it: an inspector, or the session's own bookkeeping below.
+bool session::impl::needs_document(const message& msg, direction from) const {
+  if (msg.has_document || !inspectors_.empty()) return true;
+  const auto is_listing = [](std::string_view method) {
+    return method == "initialize" || list_kind_of_method(method).has_value();
+  };
+  switch (msg.kind) {
+    case message_kind::notification:
+      return msg.method == "notifications/cancelled";   // its params name the request
+    case message_kind::request:
+      return from == direction::client_to_server && is_listing(msg.method);  // cursor of a page
+    case message_kind::response: {
+      if (from == direction::client_to_server) return !held_.empty();  // maybe the user's answer
+      const std::string key = id_key(msg.id);
+      if (internal_requests_.count(key)) return true;   // our own enumeration
+      const auto it = client_requests_.find(key);
+      return it != client_requests_.end() && is_listing(it->second.method);  // recorded surface
+    }
+    case message_kind::batch:
+      return true;
+  }
+  return true;
+}
+
 void session::impl::note_client_item(const message& item) {
   switch (item.kind) {
     case message_kind::request:
       client_requests_[id_key(item.id)] =
-          pending_request{item.method, item.doc.value("params", json()), clock_type::now()};
+          pending_request{item.method, params_of(item), clock_type::now()};
       break;
     case message_kind::response:
       server_requests_.erase(id_key(item.id));
@@ -475,7 +521,7 @@ bool session::impl::note_server_item(const message& item) {
     }
     case message_kind::request:
       server_requests_[id_key(item.id)] =
-          pending_request{item.method, item.doc.value("params", json()), clock_type::now()};
+          pending_request{item.method, params_of(item), clock_type::now()};
       return true;
     case message_kind::notification:
       if (auto kind = list_kind_of_change(item.method); kind && options_.enumerate && enumeration_started_) {

@@ -6,6 +6,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/system/error_code.hpp>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,13 @@ class message_writer {
   virtual ~message_writer() = default;
   // Writes `bytes` followed by the framing ("\n"); `bytes` must not contain a newline.
   virtual boost::asio::awaitable<error_code> async_write_message(std::string_view bytes) = 0;
+  // Writes several messages in order; streams that can override it to use one system call for
+  // all (a relay under load has many queued). Stops at the first error.
+  virtual boost::asio::awaitable<error_code> async_write_messages(std::span<const std::string> messages) {
+    for (const auto& bytes : messages)
+      if (error_code ec = co_await async_write_message(bytes)) co_return ec;
+    co_return error_code{};
+  }
   // Closes the stream: the peer sees end of input.
   virtual void close() = 0;
 };
