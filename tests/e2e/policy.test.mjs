@@ -250,7 +250,7 @@ test('policy check reports file:line:col', () => {
     writeFileSync(env.policyPath, '{\n  "tools": [{"tool": "x", "action": "alow"}]\n}\n');
     const r = warden('policy', 'check', env.policyPath);
     assert.equal(r.status, 1);
-    assert.equal(r.stderr.trim(), `${env.policyPath}:2:38: tools[0].action: expected one of "allow", "deny", "ask", got "alow"`);
+    assert.equal(r.stderr.trim(), `${env.policyPath}:2:37: tools[0].action: expected one of "allow", "deny", "ask", got "alow"`);
     writeFileSync(env.policyPath, JSON.stringify(POLICY));
     assert.equal(warden('policy', 'check', env.policyPath).status, 0);
   } finally { env.cleanup(); }
