@@ -170,3 +170,25 @@ TEST_CASE("scan_text reports hidden instructions in tool results") {
   CHECK(has_rule(findings, "poison.concealment"));
   for (const auto& f : findings) CHECK(f.location == "tools/call:weather");
 }
+
+TEST_CASE("random byte soup never throws or crashes") {
+  // Deterministic generator: fragments that exercise every decoder path (ASCII, escapes, broken
+  // and valid UTF-8, tags, variation selectors, bidi, long runs, base64-looking blobs).
+  const char* fragments[] = {"ignore ", "previous ", "instructions", "\x1b[8m", "\x1b]52;c;", "\xF3\xA0\x81\x81", "\xEF\xB8\x8F",
+                             "\xF3\xA0\x84\x80", "\xE2\x80\xAE", "\xE2\x80\x8B", "\xC0", "\xE2\x82", "\xFF", "~/.ssh/id_rsa ",
+                             "<SYSTEM>", "</SYSTEM>", "do not tell the user ", "https://203.0.113.9/?d={x} ", "\r", "\x08",
+                             "QmFzZTY0IGJsb2IgdGhhdCBkZWNvZGVzIHRvIHRleHQgaGVyZQ==", "          ", "\n\n\n\n", "send_email ",
+                             "\xD0\xB5", "\xEF\xBC\xA9", "s e n d ", "r34d ", "rot13 ", "revers", "'field' "};
+  std::uint32_t state = 12345;
+  auto next = [&] { state = state * 1664525u + 1013904223u; return state >> 8; };
+  for (int round = 0; round < 300; ++round) {
+    std::string text;
+    int pieces = static_cast<int>(next() % 40);
+    for (int i = 0; i < pieces; ++i) {
+      if (next() % 5 == 0) text.push_back(static_cast<char>(next() & 0xFF));
+      else text += fragments[next() % std::size(fragments)];
+    }
+    CHECK_NOTHROW((void)scan_text(text, "fuzz"));
+    CHECK_NOTHROW((void)analyse({one_tool(text.substr(0, 40), text, {{"annotations", {{"title", text}}}})}));
+  }
+}
