@@ -186,7 +186,7 @@ def generate(cases, machine, plot_dir, doc_dir):
     lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for size, nbytes in [("1k", 1024), ("100k", 102400), ("10m", 10485760)]:
         base = g(f"blob{size}.latency.direct", "p50_us")
-        for key in ["direct", "c_relay", "node_relay", "warden"]:
+        for key in ["direct", "c_relay", "node_relay", "warden", "warden_full"]:
             name = f"blob{size}.latency.{key}"
             if name not in cases:
                 continue

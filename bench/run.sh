@@ -54,7 +54,7 @@ if [[ $smoke == 1 ]]; then
   [[ -n $out_dir ]] || out_dir=$(mktemp -d)
 else
   lat_n=5000 tp_n=200000 ev_n=2000 warm=500 startup_k=20 callgrind_n=2000
-  big_n=(2000 500 20)
+  big_n=(2000 500 10)
   [[ -n $out_dir ]] || out_dir=$build_dir/bench-results
 fi
 mkdir -p "$out_dir"
@@ -64,11 +64,10 @@ results=$out_dir/results.txt
 # mcp-warden in its two passthrough configurations (info logging off: it goes to /dev/null anyway).
 warden_noenum=("$warden" --log-level warn --no-enumerate --)
 warden_default=("$warden" --log-level warn --)
-# The full path (policy + audit + result scan) once those options exist.
+# The full path: built-in policy enforced, result scanning, hash-chained audit log (when built).
 warden_full=()
-if "$warden" --help 2>/dev/null | grep -q -- '--policy' && "$warden" --help 2>/dev/null | grep -q -- '--audit-log'; then
-  warden_full=("$warden" --log-level warn --audit-log "$out_dir/audit.jsonl" --)
-  [[ -f $root/bench/policy.yaml ]] && warden_full=("$warden" --log-level warn --policy "$root/bench/policy.yaml" --audit-log "$out_dir/audit.jsonl" --)
+if "$warden" --help 2>/dev/null | grep -q -- '--audit-log'; then
+  warden_full=("$warden" --log-level warn --mode enforce --audit-log "$out_dir/audit.jsonl" --)
 fi
 
 # run CASE LOADGEN-ARGS... -- COMMAND...: one measurement, appended to results.txt.
@@ -95,7 +94,10 @@ for rep in $(seq 1 "$reps"); do
     if [[ $have_node == 1 ]]; then run "echo.$mode.node_relay" "${args[@]}" -- "${node_relay[@]}" "$echo_server"; fi
     run "echo.$mode.warden_noenum" "${args[@]}" -- "${warden_noenum[@]}" "$echo_server"
     run "echo.$mode.warden" "${args[@]}" -- "${warden_default[@]}" "$echo_server"
-    if [[ ${#warden_full[@]} -gt 0 ]]; then run "echo.$mode.warden_full" "${args[@]}" -- "${warden_full[@]}" "$echo_server"; fi
+    if [[ ${#warden_full[@]} -gt 0 ]]; then
+      rm -f "$out_dir"/audit.jsonl*
+      run "echo.$mode.warden_full" "${args[@]}" -- "${warden_full[@]}" "$echo_server"
+    fi
   done
 done
 
@@ -121,7 +123,12 @@ for i in 0 1 2; do
   run "blob${names[$i]}.latency.c_relay" "${args[@]}" -- "$c_relay" -- "$echo_server"
   if [[ $have_node == 1 ]]; then run "blob${names[$i]}.latency.node_relay" "${args[@]}" -- "${node_relay[@]}" "$echo_server"; fi
   run "blob${names[$i]}.latency.warden" "${args[@]}" -- "${warden_default[@]}" "$echo_server"
+  if [[ ${#warden_full[@]} -gt 0 ]]; then
+    rm -f "$out_dir"/audit.jsonl*
+    run "blob${names[$i]}.latency.warden_full" "${args[@]}" -- "${warden_full[@]}" "$echo_server"
+  fi
 done
+rm -f "$out_dir"/audit.jsonl*
 
 echo "== start-up: exec to the initialize response"
 run "startup.echo.direct" --mode startup --repeat "$startup_k" -- "$echo_server"
