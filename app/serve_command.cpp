@@ -170,7 +170,9 @@ int run_serve(serve_settings settings) {
   if (!transports::is_loopback_host(settings.front.listen_host))
     spdlog::warn("listening on {}, which is not a loopback address: anyone who can reach it can use the server{}",
                  settings.front.listen_host, settings.front.auth_token.empty() ? " (no --auth-token-file given)" : "");
-  spdlog::info("mcp-warden {} serve listening on {} (legacy SSE on {})", version, front.url(), settings.front.sse_path);
+  // Always shown (whatever the log level): with port 0 this is the only way to learn the address.
+  std::fprintf(stderr, "mcp-warden %s serve listening on %s (legacy SSE on %s)\n", version, front.url().c_str(),
+               settings.front.sse_path.c_str());
 
   asio::signal_set signals(context, SIGINT, SIGTERM, SIGHUP);
   signals.async_wait([&](const boost::system::error_code& ec, int number) {
