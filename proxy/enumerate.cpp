@@ -15,6 +15,7 @@
 #include "proxy/session.hpp"
 #include "proxy/surface_recorder.hpp"
 #include "transports/child_process.hpp"
+#include "transports/http_upstream.hpp"
 
 namespace warden::proxy {
 
@@ -82,7 +83,14 @@ result<analysis::server_surface> enumerate_server(const enumerate_options& optio
   int log_fd = ::open(options.server_log_path.empty() ? "/dev/null" : options.server_log_path.c_str(),
                       O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   spec.stderr_fd = log_fd;
-  auto child = transports::spawn_child(context.get_executor(), spec);
+  result<std::unique_ptr<transports::server_link>> child =
+      options.upstream ? transports::connect_http_upstream(context.get_executor(), *options.upstream)
+                       : result<std::unique_ptr<transports::server_link>>(error{""});
+  if (!options.upstream) {
+    auto spawned = transports::spawn_child(context.get_executor(), spec);
+    if (spawned) child = std::unique_ptr<transports::server_link>(std::move(*spawned));
+    else child = error{spawned.error_message()};
+  }
   if (log_fd >= 0) ::close(log_fd);
   if (!child) return error{child.error_message()};
 
@@ -117,7 +125,7 @@ result<analysis::server_surface> enumerate_server(const enumerate_options& optio
   if (!client.failure.empty()) return error{client.failure + " (" + outcome.reason + ")"};
   analysis::server_surface surface = relay.surface();
   surface.live = true;
-  surface.identity = transports::describe_argv(options.argv);
+  surface.identity = options.upstream ? options.upstream->url : transports::describe_argv(options.argv);
   return surface;
 }
 

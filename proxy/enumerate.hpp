@@ -4,11 +4,13 @@
 // Used by `mcp-warden scan -- COMMAND...`. Blocking; runs its own io_context.
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/result.hpp"
 #include "analysis/surface.hpp"
+#include "transports/http_upstream.hpp"
 
 namespace warden::proxy {
 
@@ -17,6 +19,8 @@ struct enumerate_options {
   std::map<std::string, std::string> extra_env;   // added to the inherited environment
   std::chrono::milliseconds timeout{30000};       // whole enumeration, start to shutdown
   std::string server_log_path;                    // child's stderr; empty: discarded
+  // Set: enumerate a remote server over HTTP instead of starting argv (scan --upstream URL).
+  std::optional<transports::http_upstream_options> upstream;
 };
 
 // error() says why: the server could not start, exited, timed out, or answered with an error.
