@@ -1,5 +1,6 @@
 #include "analysis/injection.hpp"
 
+#include <re2/filtered_re2.h>
 #include <re2/re2.h>
 #include <re2/set.h>
 
@@ -12,6 +13,7 @@
 #include <optional>
 #include <set>
 
+#include "analysis/literals.hpp"
 #include "analysis/text.hpp"
 
 namespace warden::analysis {
@@ -261,8 +263,46 @@ bool has_top_level_alternation(std::string_view pattern) {
   return false;
 }
 
+// Conservative literal prefilter over a list of regexes: RE2's FilteredRE2 derives, per regex, an
+// AND/OR tree of literals every match must contain; one Aho-Corasick pass finds which literals occur.
+// A regex that fails the tree cannot match; regexes the prefilter cannot analyse always pass.
+class prefilter {
+ public:
+  void add(const std::string& expression, const re2::RE2::Options& options) {
+    int id = -1;
+    if (filter_.Add(expression, options, &id) == re2::RE2::NoError) filter_ids_.push_back(static_cast<int>(count_));
+    else unfiltered_.push_back(static_cast<int>(count_));
+    ++count_;
+  }
+  void compile() {
+    std::vector<std::string> atoms;
+    if (!filter_ids_.empty()) filter_.Compile(&atoms);
+    atoms_ = literal_matcher(atoms);
+  }
+  // possible[i] is false only when regex i provably cannot match text.
+  std::vector<bool> possible(std::string_view text) const {
+    std::vector<bool> out(count_, false);
+    for (int i : unfiltered_) out[static_cast<std::size_t>(i)] = true;
+    if (filter_ids_.empty()) return out;
+    std::vector<int> passed;
+    filter_.AllPotentials(atoms_.find_all(text), &passed);
+    for (int id : passed) out[static_cast<std::size_t>(filter_ids_[static_cast<std::size_t>(id)])] = true;
+    return out;
+  }
+
+ private:
+  re2::FilteredRE2 filter_{2};
+  literal_matcher atoms_;
+  std::vector<int> filter_ids_;  // filter id -> regex index
+  std::vector<int> unfiltered_;  // regexes RE2 would not take: never filtered out
+  std::size_t count_ = 0;
+};
+
+bool any_of(const std::vector<bool>& bits) { return std::find(bits.begin(), bits.end(), true) != bits.end(); }
+
 struct compiled_bank {
   std::unique_ptr<re2::RE2::Set> set;
+  prefilter filter;             // over the full patterns, indexed like patterns[]
   std::vector<int> pattern_of;  // set index -> index in patterns[] (robust to a failed Add)
   std::vector<bool> confirm;    // per pattern: the set holds a trigger only
   std::vector<std::unique_ptr<re2::RE2>> singles;  // same patterns, for match positions
@@ -299,8 +339,10 @@ const compiled_bank& bank() {
       b.confirm.push_back(confirm);
       b.singles.push_back(std::make_unique<re2::RE2>("(" + full + ")", options));
       if (!b.singles.back()->ok()) b.errors.push_back(full + ": " + b.singles.back()->error());
+      b.filter.add(full, options);
     }
     if (!b.set->Compile()) b.errors.emplace_back("pattern set failed to compile");
+    b.filter.compile();
     return b;
   }();
   return compiled;
@@ -326,6 +368,7 @@ constexpr const char* secret_patterns[] = {
 
 struct secret_bank {
   std::unique_ptr<re2::RE2::Set> set;  // one pass decides whether any pattern can match
+  prefilter filter;                    // skips that pass when no pattern can
   std::vector<std::unique_ptr<re2::RE2>> patterns;
 };
 
@@ -337,8 +380,12 @@ const secret_bank& secrets() {
     // Wrapped in a group: matching extracts the whole match as the first capture.
     for (const char* p : secret_patterns) b.patterns.push_back(std::make_unique<re2::RE2>(std::string("(") + p + ")", options));
     b.set = std::make_unique<re2::RE2::Set>(options, re2::RE2::UNANCHORED);
-    for (const char* p : secret_patterns) b.set->Add(p, nullptr);
+    for (const char* p : secret_patterns) {
+      b.set->Add(p, nullptr);
+      b.filter.add(p, options);
+    }
     if (!b.set->Compile()) b.set.reset();
+    b.filter.compile();
     return b;
   }();
   return compiled;
@@ -582,7 +629,7 @@ class evaluator {
   injection_result run() {
     const auto& b = bank();
     std::string_view view = norm_.view();
-    if (view.size() >= 6 && b.set) {
+    if (view.size() >= 6 && b.set && any_of(possible_ = b.filter.possible(view))) {
       re2::RE2::Set::ErrorInfo info{};
       matched_.clear();
       bool any = b.set->Match(view, &matched_, &info);
@@ -592,11 +639,11 @@ class evaluator {
         // The DFA ran out of memory: fall back to the single patterns, slower but complete.
         matched_.clear();
         for (std::size_t i = 0; i < b.singles.size(); ++i)
-          if (re2::RE2::PartialMatch(view, *b.singles[i])) matched_.push_back(static_cast<int>(i));
+          if (possible_[i] && re2::RE2::PartialMatch(view, *b.singles[i])) matched_.push_back(static_cast<int>(i));
       }
       if (from_set) {
         for (int& index : matched_) index = b.pattern_of[static_cast<std::size_t>(index)];
-        confirm_triggers(view, matched_);
+        confirm_triggers(view, possible_, matched_);
       }
       for (int index : matched_) result_.signals.set(static_cast<std::size_t>(patterns[index].sig));
     }
@@ -607,13 +654,14 @@ class evaluator {
   }
 
   // Keeps the windowed patterns whose full expression matches (in place; indices into patterns[]).
-  void confirm_triggers(std::string_view text, std::vector<int>& indices) const {
+  // A pattern the prefilter ruled out for this text is dropped without running it.
+  void confirm_triggers(std::string_view text, const std::vector<bool>& possible, std::vector<int>& indices) const {
     const auto& b = bank();
     re2::StringPiece piece(text.data(), text.size());
     indices.erase(std::remove_if(indices.begin(), indices.end(),
                                  [&](int index) {
                                    auto i = static_cast<std::size_t>(index);
-                                   return b.confirm[i] && !re2::RE2::PartialMatch(piece, *b.singles[i]);
+                                   return !possible[i] || (b.confirm[i] && !re2::RE2::PartialMatch(piece, *b.singles[i]));
                                  }),
                   indices.end());
   }
@@ -702,9 +750,10 @@ class evaluator {
     for (const auto& alt : views) {
       std::vector<int> hits;
       re2::RE2::Set::ErrorInfo info{};
-      if (!b.set->Match(alt, &hits, &info)) continue;
+      auto possible = b.filter.possible(alt);
+      if (!any_of(possible) || !b.set->Match(alt, &hits, &info)) continue;
       for (int& index : hits) index = b.pattern_of[static_cast<std::size_t>(index)];
-      confirm_triggers(alt, hits);
+      confirm_triggers(alt, possible, hits);
       for (int index : hits) {
         result_.signals.set(static_cast<std::size_t>(patterns[index].sig));
         obfuscated_ = true;
@@ -999,7 +1048,7 @@ class evaluator {
 
     // Embedded secrets (raw text, case-sensitive).
     std::vector<int> secret_hits;
-    if (raw_.size() >= 20 && secrets().set && secrets().set->Match(raw_, &secret_hits)) {
+    if (raw_.size() >= 20 && secrets().set && any_of(secrets().filter.possible(raw_)) && secrets().set->Match(raw_, &secret_hits)) {
       std::sort(secret_hits.begin(), secret_hits.end());
       for (int index : secret_hits) {
         const auto& pattern = secrets().patterns[static_cast<std::size_t>(index)];
@@ -1066,6 +1115,7 @@ class evaluator {
   const field_context& context_;
   text::normalized norm_;
   std::vector<int> matched_;
+  std::vector<bool> possible_;  // per pattern: not ruled out by the literal prefilter
   injection_result result_;
   bool obfuscated_ = false;
 };
