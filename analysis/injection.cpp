@@ -279,11 +279,12 @@ class prefilter {
     if (!filter_ids_.empty()) filter_.Compile(&atoms);
     atoms_ = literal_matcher(atoms);
   }
-  // possible[i] is false only when regex i provably cannot match text.
+  // possible[i] is false only when regex i provably cannot match text. Short texts skip the
+  // prefilter: its fixed cost (atom tree propagation) exceeds a DFA pass over a few hundred bytes.
   std::vector<bool> possible(std::string_view text) const {
+    if (text.size() < min_text || filter_ids_.empty()) return std::vector<bool>(count_, true);
     std::vector<bool> out(count_, false);
     for (int i : unfiltered_) out[static_cast<std::size_t>(i)] = true;
-    if (filter_ids_.empty()) return out;
     std::vector<int> passed;
     filter_.AllPotentials(atoms_.find_all(text), &passed);
     for (int id : passed) out[static_cast<std::size_t>(filter_ids_[static_cast<std::size_t>(id)])] = true;
@@ -291,6 +292,7 @@ class prefilter {
   }
 
  private:
+  static constexpr std::size_t min_text = 512;
   re2::FilteredRE2 filter_{2};
   literal_matcher atoms_;
   std::vector<int> filter_ids_;  // filter id -> regex index
