@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "app/logging.hpp"
 #include "app/scan_configs.hpp"
 #include "app/version.hpp"
 
@@ -14,6 +15,8 @@ int main(int argc, char** argv) {
   const std::string first = args.empty() ? std::string() : args.front();
   const std::vector<std::string> rest = args.empty() ? args : std::vector<std::string>(args.begin() + 1, args.end());
 
+  // Diagnostics go to stderr from the start: stdout carries MCP messages or reports.
+  (void)configure_logging("warn", "");
   if (first == "--version") {
     std::printf("mcp-warden %s\n", version);
     return 0;
@@ -26,10 +29,8 @@ int main(int argc, char** argv) {
   if (first == "policy") return run_policy_command(rest);
   if (first == "pins") return run_pins_command(rest);
   if (first == "log") return run_log_command(rest);
-#ifdef WARDEN_HAVE_SCAN
   if (first == "scan") return run_scan_command(rest);
   if (first == "rules") return run_rules_command(rest);
   if (first == "explain") return run_explain_command(rest);
-#endif
   return run_proxy_command(args);
 }

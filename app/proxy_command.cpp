@@ -16,8 +16,8 @@
 #include "analysis/surface.hpp"
 #include "app/commands.hpp"
 #include "app/logging.hpp"
-#include "app/policy_setup.hpp"
 #include "app/upstream_options.hpp"
+#include "app/policy_setup.hpp"
 #include "app/version.hpp"
 #include "proxy/session.hpp"
 #include "transports/child_process.hpp"
@@ -36,8 +36,8 @@ struct proxy_settings {
   std::string log_file;
   std::string log_level = "info";
   std::string server_log_path;
-  policy_settings policy;
   upstream_settings upstream;  // --upstream URL instead of COMMAND
+  policy_settings policy;
 };
 
 // Everything after the first "--" is the server's argv, untouched.
@@ -50,11 +50,14 @@ result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
                "Usage: mcp-warden [options] -- COMMAND [ARGS...]"};
   cli.set_version_flag("--version", version);
   std::vector<std::string> env_pairs;
-  std::size_t stdin_grace_ms = 2000, term_grace_ms = 2000;
+  std::size_t stdin_grace_ms = 2000, term_grace_ms = 2000, request_timeout_ms = 0;
   bool no_enumerate = false;
+  bool scrub_env = false;
   auto& s = settings.session;
   cli.add_option("--env", env_pairs, "Add K=V to the server's environment (repeatable)");
   cli.add_option("--drop-env", settings.server.drop_env, "Remove a variable from the server's environment (repeatable)");
+  cli.add_flag("--scrub-env", scrub_env,
+               "Drop inherited variables that inject code (LD_PRELOAD, NODE_OPTIONS, PYTHONSTARTUP, ...)");
   cli.add_option("--save-surface", settings.save_surface_path, "Write the confirmed surface (manifest JSON) to FILE");
   cli.add_option("--log-file", settings.log_file, "mcp-warden's own log (default: stderr)");
   cli.add_option("--log-level", settings.log_level, "trace|debug|info|warn|error|off")->capture_default_str();
@@ -64,6 +67,9 @@ result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
   cli.add_option("--max-pending", s.max_pending, "Client requests awaiting answers before new ones are refused")->capture_default_str()->check(CLI::PositiveNumber);
   cli.add_option("--stdin-grace-ms", stdin_grace_ms, "Shutdown: wait after closing the server's stdin")->capture_default_str();
   cli.add_option("--term-grace-ms", term_grace_ms, "Shutdown: wait after SIGTERM before SIGKILL")->capture_default_str();
+  cli.add_option("--request-timeout-ms", request_timeout_ms,
+                 "Answer a client request with an error (and cancel it) after N ms without a reply; 0: never")
+      ->capture_default_str();
   add_upstream_options(cli, settings.upstream);
   cli.add_flag("--no-enumerate", no_enumerate, "Do not list the surface on our own; record only what the client lists");
   add_policy_options(cli, settings.policy);
@@ -91,8 +97,11 @@ result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
     settings.server.extra_env[pair.substr(0, eq)] = pair.substr(eq + 1);
   }
   s.enumerate = !no_enumerate;
+  if (scrub_env)
+    for (const char* name : transports::code_injection_variables) settings.server.drop_env.emplace_back(name);
   s.stdin_grace = std::chrono::milliseconds(stdin_grace_ms);
   s.term_grace = std::chrono::milliseconds(term_grace_ms);
+  s.request_timeout = std::chrono::milliseconds(request_timeout_ms);
   settings.server.max_message_bytes = s.max_message_bytes;
   return settings;
 }

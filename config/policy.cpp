@@ -353,9 +353,12 @@ class policy_reader {
   }
   std::optional<std::optional<action>> optional_action(const ojson& v, const std::string& pointer) {
     auto a = choice<int>(v, pointer, {{"allow", 0}, {"deny", 1}, {"ask", 2}, {"off", 3}});
-    if (!a) return std::nullopt;
-    if (*a == 3) return std::optional<action>();
-    return std::optional<action>(static_cast<action>(*a));
+    // Built in place: GCC 12 warns (falsely) about a moved-from empty inner optional.
+    std::optional<std::optional<action>> chosen;
+    if (!a) return chosen;
+    chosen.emplace();
+    if (*a != 3) chosen->emplace(static_cast<action>(*a));
+    return chosen;
   }
   std::optional<analysis::severity> severity(const ojson& v, const std::string& pointer) {
     return choice<analysis::severity>(v, pointer,

@@ -8,6 +8,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
@@ -34,6 +35,13 @@ struct scripted_client {
   bool surface_complete = false;
   asio::steady_timer* wakeup = nullptr;
 
+  asio::awaitable<void> drain() {
+    for (;;) {
+      auto in = co_await from_session->async_read_message();
+      if (in.ec) co_return;
+    }
+  }
+
   asio::awaitable<void> run(std::chrono::steady_clock::time_point deadline) {
     const json initialize = {
         {"jsonrpc", "2.0"},
@@ -47,7 +55,7 @@ struct scripted_client {
     for (;;) {
       auto in = co_await from_session->async_read_message();
       if (in.ec) {
-        failure = "the server closed the connection during initialize";
+        if (failure.empty()) failure = "the server closed the connection during initialize";
         break;
       }
       auto parsed = parse_message(in.message.bytes, parse_limits{});
@@ -61,6 +69,9 @@ struct scripted_client {
     }
     if (handshake_done) {
       co_await to_session->async_write_message(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+      // Keep reading what the server sends us (logs, requests) so that it can never fill the pipe
+      // and stall the listing behind it.
+      asio::co_spawn(co_await asio::this_coro::executor, drain(), asio::detached);
       // Keep reading (server requests and notifications) until the listing is complete.
       while (!surface_complete && std::chrono::steady_clock::now() < deadline) {
         wakeup->expires_at(deadline);
@@ -119,7 +130,20 @@ result<analysis::server_surface> enumerate_server(const enumerate_options& optio
   const auto deadline = std::chrono::steady_clock::now() + options.timeout;
   session_outcome outcome;
   asio::co_spawn(context, client.run(deadline), asio::detached);
-  asio::co_spawn(context, relay.run(), [&](std::exception_ptr, session_outcome done) { outcome = done; });
+  // A server that never answers initialize must not hold the scan past its deadline: give up,
+  // end the client side, and the session shuts the server down as usual.
+  asio::steady_timer watchdog(context);
+  watchdog.expires_at(deadline);
+  watchdog.async_wait([&](boost::system::error_code ec) {
+    if (ec || client.handshake_done) return;
+    client.failure = "timed out waiting for the server to answer initialize";
+    client.from_session->cancel();
+    client.to_session->close();
+  });
+  asio::co_spawn(context, relay.run(), [&](std::exception_ptr, session_outcome done) {
+    outcome = done;
+    watchdog.cancel();
+  });
   context.run();
 
   if (!client.failure.empty()) return error{client.failure + " (" + outcome.reason + ")"};

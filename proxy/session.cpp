@@ -28,7 +28,15 @@ namespace {
 // Real messages are never empty (the framer skips blank lines).
 const std::string end_of_stream;
 
-using message_queue = asio::experimental::channel<void(error_code, std::string)>;
+// One direction's write queue: bounded in messages by the channel and in bytes by `queued_bytes`
+// (a slow reader must not make us buffer without end), with one writer draining it.
+struct message_queue {
+  message_queue(asio::any_io_executor executor, std::size_t depth)
+      : channel(executor, depth), space_freed(executor) {}
+  asio::experimental::channel<void(error_code, std::string)> channel;
+  std::size_t queued_bytes = 0;
+  asio::steady_timer space_freed;  // cancelled whenever the writer has taken bytes off
+};
 
 struct pending_request {
   std::string method;
@@ -106,6 +114,7 @@ class session::impl {
         to_client_(executor, options.queue_depth),
         to_server_(executor, options.queue_depth),
         wakeup_(executor),
+        sweep_timer_(executor),
         signals_(executor, SIGINT, SIGTERM, SIGHUP) {
     std::random_device entropy;
     nonce_ = std::to_string(entropy()) + std::to_string(entropy());
@@ -153,6 +162,8 @@ class session::impl {
   // --- plumbing ---
   asio::awaitable<void> send(message_queue& queue, std::string bytes);
   void post(message_queue& queue, std::string bytes);
+  static void release(message_queue& queue, std::size_t size);
+  asio::awaitable<void> expire_requests();
   void notify() { wakeup_.cancel(); }
   asio::awaitable<bool> wait_until(const std::function<bool()>& done, clock_type::time_point deadline);
   asio::awaitable<void> fail_pending_requests(const std::string& cause);
@@ -165,7 +176,9 @@ class session::impl {
   message_queue to_client_;
   message_queue to_server_;
   asio::steady_timer wakeup_;
+  asio::steady_timer sweep_timer_;
   asio::signal_set signals_;
+  bool finished_ = false;
 
   std::unordered_map<std::string, pending_request> client_requests_;  // client -> server
   std::unordered_map<std::string, pending_request> server_requests_;  // server -> client
@@ -201,6 +214,7 @@ asio::awaitable<session_outcome> session::impl::run() {
                  asio::detached);
   asio::co_spawn(executor_, watch_child(), asio::detached);
   asio::co_spawn(executor_, watch_signals(), asio::detached);
+  if (options_.request_timeout.count() > 0) asio::co_spawn(executor_, expire_requests(), asio::detached);
   co_return co_await supervise();
 }
 
@@ -229,7 +243,7 @@ asio::awaitable<void> session::impl::relay_client() {
     if (!parsed.ok) {
       ++counters_.client_rejected;
       spdlog::warn("client sent an invalid message ({}): {}", parsed.failure.reason,
-                   in.message.bytes.substr(0, 200));
+                   log_excerpt(in.message.bytes));
       co_await send(to_client_, error_response(parsed.failure.id, parsed.failure.code,
                                                "mcp-warden: " + parsed.failure.reason));
       continue;
@@ -273,7 +287,7 @@ asio::awaitable<void> session::impl::relay_server() {
     if (!parsed.ok) {
       ++counters_.server_dropped;
       spdlog::warn("server sent an invalid message ({}); dropped: {}", parsed.failure.reason,
-                   in.message.bytes.substr(0, 200));
+                   log_excerpt(in.message.bytes));
       continue;
     }
     if (needs_document(parsed.value, direction::server_to_client)) load_document(parsed.value, in.message.bytes);
@@ -289,19 +303,25 @@ asio::awaitable<void> session::impl::drain_queue(message_queue& queue, transport
   bool end = false;
   while (!end) {
     error_code ec;
-    std::string bytes = co_await queue.async_receive(asio::redirect_error(asio::use_awaitable, ec));
+    std::string bytes = co_await queue.channel.async_receive(asio::redirect_error(asio::use_awaitable, ec));
     if (ec || bytes.empty()) break;
     batch.clear();
     batch.push_back(std::move(bytes));
     // Whatever is queued behind it goes out in the same write: one system call for many messages.
     while (batch.size() < options_.queue_depth && !end &&
-           queue.try_receive([&](error_code e, std::string more) {
+           queue.channel.try_receive([&](error_code e, std::string more) {
              if (e || more.empty()) end = true;
              else batch.push_back(std::move(more));
            })) {
     }
-    if (failed) continue;  // the peer is gone: keep draining so producers never block on it
+    std::size_t size = 0;
+    for (const auto& message : batch) size += message.size();
+    if (failed) {  // the peer is gone: keep draining so producers never block on it
+      release(queue, size);
+      continue;
+    }
     ec = co_await out.async_write_messages(batch);
+    release(queue, size);
     if (ec) {
       failed = true;
       spdlog::warn("writing to the {} failed: {}", &out == client_out_.get() ? "client" : "server",
@@ -366,6 +386,7 @@ asio::awaitable<session_outcome> session::impl::supervise() {
   if (!co_await wait_until([&] { return server_output_done_; }, clock_type::now() + options_.output_drain))
     server_->output().cancel();
   co_await wait_until([&] { return server_output_done_; }, forever);
+  co_await server_->async_stop_leftovers(options_.term_grace);
 
   co_await fail_pending_requests("the MCP server " + describe_exit(child_status_));
   co_await send(to_client_, end_of_stream);
@@ -374,6 +395,8 @@ asio::awaitable<session_outcome> session::impl::supervise() {
   client_in_->cancel();
   signals_.cancel();
   for (auto& [key, held] : held_) held.timer->cancel();
+  finished_ = true;
+  sweep_timer_.cancel();
 
   session_outcome outcome;
   if (signal_number_ != 0) {
@@ -389,16 +412,60 @@ asio::awaitable<session_outcome> session::impl::supervise() {
 // ---------------------------------------------------------------------------------------------
 
 asio::awaitable<void> session::impl::send(message_queue& queue, std::string bytes) {
+  // Back-pressure by bytes as well as by count; one message larger than the budget still passes
+  // once the queue is empty, so nothing within --max-message-bytes can wedge a direction.
+  while (queue.queued_bytes > 0 && queue.queued_bytes + bytes.size() > options_.queue_bytes) {
+    queue.space_freed.expires_at(clock_type::time_point::max());
+    error_code ignored;
+    co_await queue.space_freed.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
+  queue.queued_bytes += bytes.size();
   // Room in the channel (the usual case): no suspension, so no trip through the scheduler.
   // try_send leaves `bytes` alone when it fails.
-  if (queue.try_send(error_code{}, std::move(bytes))) co_return;
+  if (queue.channel.try_send(error_code{}, std::move(bytes))) co_return;
   error_code ignored;
-  co_await queue.async_send(error_code{}, std::move(bytes), asio::redirect_error(asio::use_awaitable, ignored));
+  co_await queue.channel.async_send(error_code{}, std::move(bytes), asio::redirect_error(asio::use_awaitable, ignored));
+}
+
+void session::impl::release(message_queue& queue, std::size_t size) {
+  queue.queued_bytes -= std::min(queue.queued_bytes, size);
+  queue.space_freed.cancel();
 }
 
 void session::impl::post(message_queue& queue, std::string bytes) {
   // Our own messages must never wait behind back-pressure in the reader that produced them.
   asio::co_spawn(executor_, send(queue, std::move(bytes)), asio::detached);
+}
+
+// A hung server must not hang the client: past --request-timeout-ms a request gets an error, and
+// the server is told to stop working on it (notifications/cancelled), as the SDK client does.
+asio::awaitable<void> session::impl::expire_requests() {
+  const auto period = std::clamp(options_.request_timeout / 4, std::chrono::milliseconds(20),
+                                 std::chrono::milliseconds(1000));
+  while (!finished_) {
+    sweep_timer_.expires_after(period);
+    error_code ec;
+    co_await sweep_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (finished_ || server_queue_closed_) break;
+    const auto now = clock_type::now();
+    std::vector<std::pair<std::string, pending_request>> expired;
+    for (const auto& [key, request] : client_requests_)
+      if (now - request.sent >= options_.request_timeout) expired.emplace_back(key, request);
+    for (const auto& [key, request] : expired) {
+      client_requests_.erase(key);
+      const json id = json::parse(key);
+      spdlog::warn("request '{}' (id {}) unanswered after {} ms; answered with an error and cancelled",
+                   request.method, key, options_.request_timeout.count());
+      const json cancel = {{"jsonrpc", "2.0"},
+                           {"method", "notifications/cancelled"},
+                           {"params", {{"requestId", id}, {"reason", "mcp-warden: request timed out"}}}};
+      post(to_server_, cancel.dump());
+      co_await send(to_client_, error_response(id, error_codes::request_timeout,
+                                               "mcp-warden: the server did not answer '" + request.method +
+                                                   "' within " + std::to_string(options_.request_timeout.count()) +
+                                                   " ms"));
+    }
+  }
 }
 
 // Passthrough needs only the envelope (kind, method, id); the whole document is built only when
@@ -743,7 +810,11 @@ void session::impl::consume_internal_response(const message& response, const int
   const auto result = response.doc.find("result");
   if (result == response.doc.end()) {
     spdlog::warn("server refused mcp-warden's {}: {}", list_method(request.kind),
-                 response.doc.value("error", json()).dump());
+                 log_excerpt(response.doc.value("error", json()).dump()));
+    // An answer is an answer: the listing is over (what was confirmed before stays), so that
+    // nothing waits for a list the server will not give.
+    recorder_.finish_listing_refused(request.kind, list_source::warden);
+    if (surface_callback_) surface_callback_(recorder_.surface());
     return;
   }
   if (recorder_.add_page(request.kind, list_source::warden, *result)) {

@@ -23,6 +23,8 @@ struct session_options {
   std::size_t max_depth = 512;
   std::size_t max_pending = 4096;     // client requests awaiting an answer
   std::size_t queue_depth = 256;      // messages buffered per direction before back-pressure
+  std::size_t queue_bytes = 8u << 20; // bytes buffered per direction before back-pressure
+  std::chrono::milliseconds request_timeout{0};      // 0: wait for the server as long as the client does
   bool enumerate = true;              // list the surface ourselves after notifications/initialized
   std::chrono::milliseconds stdin_grace{2000};       // after closing the child's stdin
   std::chrono::milliseconds term_grace{2000};        // after SIGTERM, before SIGKILL

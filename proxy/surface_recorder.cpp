@@ -95,7 +95,14 @@ bool surface_recorder::add_page(list_kind kind, list_source source, const json& 
   target(kind) = std::move(items);
   items = json();
   listed_[index(kind)] = true;
+  refused_[index(kind)] = false;
   return true;
+}
+
+void surface_recorder::finish_listing_refused(list_kind kind, list_source source) {
+  pending_[index(kind)][static_cast<std::size_t>(source)] = json();
+  listed_[index(kind)] = true;
+  refused_[index(kind)] = true;
 }
 
 }  // namespace warden::proxy

@@ -38,6 +38,10 @@ class surface_recorder {
   // Returns true when this page completed the listing.
   void start_listing(list_kind kind, list_source source);
   bool add_page(list_kind kind, list_source source, const nlohmann::json& result);
+  // The server answered a listing with an error: the listing ends, the surface keeps what it had,
+  // and the kind counts as listed (refused() says so).
+  void finish_listing_refused(list_kind kind, list_source source);
+  bool refused(list_kind kind) const noexcept { return refused_[index(kind)]; }
   // Which listings have completed at least once.
   bool listed(list_kind kind) const noexcept { return listed_[index(kind)]; }
   std::size_t count(list_kind kind) const { return const_cast<surface_recorder*>(this)->target(kind).size(); }
@@ -52,6 +56,7 @@ class surface_recorder {
   analysis::server_surface surface_;
   bool initialized_ = false;
   std::array<bool, 4> listed_{};
+  std::array<bool, 4> refused_{};
   std::array<std::array<nlohmann::json, 2>, 4> pending_{};  // [kind][source] items so far
 };
 

@@ -57,3 +57,21 @@ TEST_CASE("list_changed notifications map to the list they invalidate") {
   CHECK_FALSE(list_kind_of_change("notifications/progress").has_value());
   CHECK(list_kind_of_method("resources/templates/list") == list_kind::resource_templates);
 }
+
+TEST_CASE("a refused listing ends the listing and keeps what was confirmed") {
+  surface_recorder recorder;
+  recorder.start_listing(list_kind::resources, list_source::warden);
+  CHECK(recorder.add_page(list_kind::resources, list_source::warden, json::parse(R"({"resources":[{"uri":"a://1"}]})")));
+  recorder.start_listing(list_kind::resources, list_source::warden);
+  recorder.finish_listing_refused(list_kind::resources, list_source::warden);
+  CHECK(recorder.listed(list_kind::resources));
+  CHECK(recorder.refused(list_kind::resources));
+  REQUIRE(recorder.surface().resources.size() == 1);
+  SUBCASE("a refused first listing leaves the list empty but done") {
+    surface_recorder fresh;
+    fresh.start_listing(list_kind::prompts, list_source::warden);
+    fresh.finish_listing_refused(list_kind::prompts, list_source::warden);
+    CHECK(fresh.listed(list_kind::prompts));
+    CHECK(fresh.surface().prompts.empty());
+  }
+}
