@@ -38,12 +38,33 @@ console.log(`  server     ${surface.server.name} ${surface.server.version}, prot
 for (const kind of ['tools', 'prompts', 'resources', 'resourceTemplates'])
   console.log(`  ${kind.padEnd(18)} ${surface[kind].length}`);
 
-// The same analysis a CI pipeline runs, on the live server.
+// The same analysis a CI pipeline runs, on the live server: honest, powerful, grade A.
 const scan = spawnSync(warden, ['scan', '--format', 'text', '--', process.execPath, server, 'stdio'], {
   encoding: 'utf8',
 });
-if (scan.error || /unknown|not a command|no server command/i.test(scan.stderr ?? '')) {
-  console.log('\n(scan is not available in this build)');
-} else {
-  console.log(`\n$ mcp-warden scan -- node server-everything stdio\n${scan.stdout}`);
-}
+console.log(`\n$ mcp-warden scan -- node server-everything stdio\n${scan.stdout}`);
+
+// Now a deliberately poisoned server of ours (examples/poisoned-server): scan it, then put it
+// behind mcp-warden in enforce mode and watch the client's view.
+const poisoned = fileURLToPath(new URL('../poisoned-server/server.mjs', import.meta.url));
+const poisonScan = spawnSync(warden, ['scan', '--format', 'text', '--', process.execPath, poisoned], { encoding: 'utf8' });
+const summary = poisonScan.stdout.split('\n').filter((l) => /trust grade|CRITICAL|HIGH|decoded:/.test(l)).slice(0, 12);
+console.log(`$ mcp-warden scan -- node examples/poisoned-server/server.mjs   (exit ${poisonScan.status})\n${summary.join('\n')}\n`);
+
+const auditLog = join(work, 'audit.jsonl');
+console.log(`$ mcp-warden --mode enforce --audit-log ${auditLog} -- node examples/poisoned-server/server.mjs`);
+const guarded = new Client({ name: 'mcp-warden-demo', version: '1.0.0' });
+await guarded.connect(new StdioClientTransport({
+  command: warden,
+  args: ['--log-level', 'error', '--mode', 'enforce', '--audit-log', auditLog, '--', process.execPath, poisoned],
+  stderr: 'ignore',
+}));
+const seen = (await guarded.listTools()).tools.map((t) => t.name);
+console.log(`the client sees ${seen.length} of 9 tools: ${seen.join(', ')} (poisoned ones hidden)`);
+const refused = await guarded.callTool({ name: 'add', arguments: { a: 1, b: 2 } }).catch((e) => ({ error: e.message }));
+console.log(`tools/call add (poisoned, hidden) -> ${JSON.stringify(refused.content?.[0]?.text ?? refused.error)}`);
+const page = await guarded.callTool({ name: 'fetch_page', arguments: { url: 'https://example.com' } }).catch((e) => ({ error: e.message }));
+console.log(`tools/call fetch_page (result carries an injection) -> ${JSON.stringify(page.content?.[0]?.text ?? page.error).slice(0, 160)}`);
+await guarded.close();
+const verify = spawnSync(warden, ['log', 'verify', auditLog], { encoding: 'utf8' });
+console.log(`\n$ mcp-warden log verify ${auditLog}\n${(verify.stdout + verify.stderr).trim()}`);
