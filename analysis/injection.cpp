@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <map>
 #include <set>
 
 #include "analysis/literals.hpp"
@@ -110,7 +111,10 @@ constexpr pattern_def patterns[] = {
     // -- speaking as someone else
     {impersonation, R"(\b(?:new|updated|additional|urgent|important|latest)\s+(?:instructions?|message|request|task|directive|orders?)\s+from\s+(?:the\s+)?(?:user|admin|administrator|developer|system|owner|operator|anthropic|openai|security team))"},
     {impersonation, R"(\bthe user (?:has )?(?:now |already |also )?(?:approved|authori[sz]ed|consented to|agreed to|pre-?approved|allowed)\s+(?:this|it|that|these|the)\b)"},
-    {impersonation, R"(\bthe user (?:has )?(?:now |already |also )?(?:asked|requested|wants|instructed|authori[sz]ed|approved|consented|agreed|allowed|permitted|told you)\s+(?:you\b|that you\b|for you\b|to\b))"},
+    // Claims of the user's voice or authority over the model: "the user asked you to", "the user has
+    // authorised sharing". "When the user wants to update a record" is guidance about the user.
+    {impersonation, R"(\bthe user (?:has )?(?:now |already |also )?(?:asked|requested|wants|instructed|told|needs|expects|would like)\s+(?:you\b|that you\b|for you\b|the (?:ai|assistant|model|agent)\b))"},
+    {impersonation, R"(\bthe user (?:has )?(?:now |already |also )?(?:authori[sz]ed|approved|consented|agreed|allowed|permitted|pre-?approved|instructed)\s+(?:you\b|that you\b|for you\b|to\b))"},
     {impersonation, R"(\b(?:error|exception|failure|warning|alert)\b\s*[:!-]?)" W R"(\b(?:to (?:continue|proceed|fix|resolve|recover|unlock|complete)|in order to (?:continue|proceed))\b)" W R"(\b(?:must|need to|have to|please)\s+(?:\w+\s+){0,2}(?:call|invoke|run|use|execute|send|provide|read|include|share|paste|upload)\b)"},
     {impersonation, R"(\b(?:system|admin|administrator|security|developer)\s+(?:message|notice|override|alert|update|instruction)s?\s*:)"},
     {impersonation, R"(\bthis (?:message|instruction|note|request) (?:is|comes) (?:from|by) (?:the\s+)?(?:user|system|admin|administrator|developer|anthropic|openai))"},
@@ -122,6 +126,7 @@ constexpr pattern_def patterns[] = {
     {seq_global, R"(\b(?:every|each|any)\s+(?:invocation|call|request|time|use|response|message|query|session|conversation|interaction|tool call)\b)" W R"(\b(?:must|should|needs? to|shall|has to)\b)" W R"(\bfirst\b)"},
     {seq_global, R"(\b(?:before|prior to)\s+(?:the\s+)?(?:user'?s?\s+)?(?:request|query|question|task)\s+(?:is\s+)?(?:handled|processed|answered|executed|fulfilled))"},
     {seq_global, R"(\bprior to\s+(?:any|every|each)\b)"},
+    {seq_global, R"(\b(?:the\s+)?(?:very\s+)?first\s+(?:tool\s+)?(?:call|action|step|thing|request)\s+(?:of|in)\s+(?:the|each|every|this|a|any)\s+(?:new\s+)?(?:session|conversation|chat|task)\s+(?:must|should|shall|has to|needs to|is to)\b)"},
     {seq_local, R"(\bbefore\s+(?:using|calling|invoking|running|executing)?\s*(?:the\s+)?)" Q R"([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)"},
     {seq_local, R"(\b(?:first|always)\s+(?:call|invoke|run|use|execute)\s+)"},
     // -- sensitive targets
@@ -650,6 +655,7 @@ class evaluator {
       for (int index : matched_) result_.signals.set(static_cast<std::size_t>(patterns[index].sig));
     }
     alternative_views();
+    discount_action_alternatives();
     evaluate();
     procedural_checks();
     return std::move(result_);
@@ -809,6 +815,115 @@ class evaluator {
     return v.substr(start, stop - start);
   }
 
+
+  // "Save the output to a file instead of returning it inline": "instead of" + a gerund compares two
+  // behaviours of the tool itself; nothing the user chose is replaced. Redirection is the
+  // substitution of a user-chosen value (recipient, account, ticker, path...), so such clauses count
+  // only when their sentence speaks of the user's choice, names a literal destination or hides it.
+  void discount_action_alternatives() {
+    if (!has(signal::redirect) && !has(signal::redirect_weak)) return;
+    static const re2::RE2 alternative(R"(\b(?:instead of|rather than)\s+(?:\w+ly\s+)?[a-z]{3,}ing\b)", bank_options());
+    static const re2::RE2 user_choice(
+        R"(\b(?:user|users|user's|customer|customers|client|requester|caller|payee|beneficiary)\b|\b(?:requested|specified|provided|given|intended|chosen|supplied|entered|typed|picked|named)\b|\bthey\s+(?:asked|chose|gave|picked|requested|specified|typed|entered|wanted|named)\b|@|\d{3,}|://|\b(?:silent|quiet|secret|covert|hidden|mention|tell|disclos|reveal|notif)\w*)",
+        bank_options());
+    std::string scrubbed(norm_.view());
+    bool changed = false;
+    re2::StringPiece whole(norm_.view().data(), norm_.view().size()), input = whole, capture;
+    static const re2::RE2 captured(std::string("(") + alternative.pattern() + ")", bank_options());
+    while (re2::RE2::FindAndConsume(&input, captured, &capture)) {
+      auto at = static_cast<std::size_t>(capture.data() - whole.data());
+      std::string_view sentence = sentence_at(at);
+      if (re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), user_choice)) continue;
+      for (std::size_t k = at; k < at + capture.size() && k < scrubbed.size(); ++k) scrubbed[k] = ' ';
+      changed = true;
+      if (capture.empty()) break;
+    }
+    if (!changed) return;
+    const auto& b = bank();
+    result_.signals.reset(static_cast<std::size_t>(signal::redirect));
+    result_.signals.reset(static_cast<std::size_t>(signal::redirect_weak));
+    std::vector<int> kept;
+    for (int index : matched_) {
+      const auto sig = patterns[index].sig;
+      if (sig == signal::redirect || sig == signal::redirect_weak) {
+        if (!re2::RE2::PartialMatch(scrubbed, *b.singles[static_cast<std::size_t>(index)])) continue;
+        result_.signals.set(static_cast<std::size_t>(sig));
+      }
+      kept.push_back(index);
+    }
+    matched_ = std::move(kept);
+  }
+
+  // Sentences of the normalised text in which a pattern of signal s matches.
+  std::vector<std::string_view> sentences_with(signal s) const {
+    std::vector<std::string_view> out;
+    const auto& b = bank();
+    for (int index : matched_) {
+      if (patterns[index].sig != s) continue;
+      re2::StringPiece whole(norm_.view().data(), norm_.view().size()), input = whole, capture;
+      while (re2::RE2::FindAndConsume(&input, *b.singles[static_cast<std::size_t>(index)], &capture)) {
+        out.push_back(sentence_at(static_cast<std::size_t>(capture.data() - whole.data())));
+        if (capture.empty()) break;
+      }
+    }
+    return out;
+  }
+
+  // Whether a pattern of signal b matches inside a sentence where signal a matched.
+  bool shares_sentence(signal a, signal s) const {
+    if (!has(a) || !has(s)) return false;
+    const auto& b = bank();
+    for (auto sentence : sentences_with(a))
+      for (int index : matched_)
+        if (patterns[index].sig == s &&
+            re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), *b.singles[static_cast<std::size_t>(index)]))
+          return true;
+    return false;
+  }
+
+  // "Use this before any other Acme tools" / "before other tools of this server": the ordering
+  // stays among the server's own tools. The server's name is taken from the leading word its tool
+  // names share ("acme-get-user", "acme-list-deals").
+  bool sequencing_within_own_server() const {
+    static const re2::RE2 own(
+        R"(\b(?:this|our|these|the same)\s+(?:server|integration|connector|plugin|package|extension|app|service)(?:'s)?\s+(?:\w+\s+)?(?:tools?|functions?|operations?|actions?|calls?|endpoints?)\b|\b(?:tools?|functions?|operations?|actions?)\s+(?:of|from|in|on)\s+(?:this|our|the same)\s+(?:server|integration|connector|plugin|package|extension)\b|\b(?:these|its|sibling|our)\s+(?:other\s+)?tools\b)",
+        bank_options());
+    auto sentences = sentences_with(signal::seq_global);
+    if (sentences.empty()) return false;
+    std::set<std::string> prefixes;
+    auto lead = [](std::string_view name) {
+      std::string out;
+      for (char c : name) {
+        if (c == '-' || c == '_' || c == '.' || c == ' ' || c == '/') break;
+        out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      }
+      return out;
+    };
+    static const std::set<std::string> generic{"get", "list", "set", "put", "add", "create", "update", "delete", "read", "write",
+                                               "search", "find", "run", "api", "tool", "tools", "mcp", "the", "new", "fetch", "send"};
+    auto consider = [&](std::string p) {
+      if (p.size() >= 3 && !generic.count(p) && std::all_of(p.begin(), p.end(), [](char c) { return ascii_alnum(c); })) prefixes.insert(std::move(p));
+    };
+    consider(lead(context_.own_name));
+    if (context_.sibling_tools) {
+      std::map<std::string, int> counts;
+      for (const auto& name : *context_.sibling_tools) ++counts[lead(name)];
+      for (auto& [p, n] : counts)
+        if (n >= 2) consider(p);
+    }
+    for (auto sentence : sentences) {
+      re2::StringPiece piece(sentence.data(), sentence.size());
+      if (re2::RE2::PartialMatch(piece, own)) continue;
+      bool named = false;
+      for (const auto& p : prefixes) {
+        re2::RE2 scoped("\\b" + p + R"((?:'s)?\s+(?:\w+\s+)?(?:tools?|functions?|operations?|actions?|apis?|endpoints?)\b)", bank_options());
+        if (re2::RE2::PartialMatch(piece, scoped)) { named = true; break; }
+      }
+      if (!named) return false;
+    }
+    return true;
+  }
+
   // A sensitive path counts as a target only when its own sentence asks for something to be done
   // with it; "credentials come from ~/.aws/credentials" is documentation.
   bool sensitive_is_demanded() const {
@@ -950,8 +1065,17 @@ class evaluator {
     } else if (has(redirect_weak) && any_conceal && (orders || authority_voice)) {
       add("poison.redirection", high, 0.75, {redirect_weak}, "quietly swaps a recipient, account or target");
     }
+    // Ordering is forced sequencing when the required step carries data (a secret named in the
+    // demand itself, the conversation, files), hides itself, or reaches beyond the server's own tools.
+    const bool secret_in_step = shares_sentence(seq_global, secret_noun) || shares_sentence(secret_noun, oblige) ||
+                                shares_sentence(secret_noun, oblige_strong) || (has(secret_noun) && moves);
+    const bool own_ordering = has(seq_global) && !(strong_grab || moves || hides || has(move_out) || has(url_data) ||
+                                                    has(override_) || secret_in_step) &&
+                              sequencing_within_own_server();
     if (has(seq_global)) {
-      if (grab || has(secret_noun) || hides || has(move_out) || has(url_data) || has(override_))
+      if (own_ordering) {
+        // ordering among the server's own tools, nothing carried or hidden: documentation
+      } else if (grab || secret_in_step || hides || has(move_out) || has(url_data) || has(override_))
         add("poison.forced-sequencing", high, 0.85, {seq_global}, "demands a data-carrying step before anything else");
       else if (authority_voice || has(hijack_strong) || has(hijack_weak))
         add("poison.forced-sequencing", medium, 0.6, {seq_global}, "demands a step before every other action");
