@@ -162,7 +162,10 @@ int run_proxy(proxy_settings settings) {
   // Policy, pins and audit log load before the server starts: a bad file is a usage error.
   std::unique_ptr<policy_runtime> policy;
   if (settings.policy.enabled()) {
-    auto started = policy_runtime::start(settings.policy, settings.server.argv);
+    // A remote server is known by its URL, a local one by its argv (lockfile pins, audit records).
+    auto started = policy_runtime::start(settings.policy, settings.upstream.enabled()
+                                                              ? std::vector<std::string>{settings.upstream.url}
+                                                              : settings.server.argv);
     if (!started) {
       spdlog::error("{}", started.error_message());
       return 2;

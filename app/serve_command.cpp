@@ -17,6 +17,8 @@
 #include "app/upstream_options.hpp"
 #include "app/version.hpp"
 #include "proxy/http_front.hpp"
+#include "app/policy_setup.hpp"
+#include "config/policy.hpp"
 #include "transports/child_process.hpp"
 #include "transports/http_upstream.hpp"
 
@@ -31,6 +33,7 @@ struct serve_settings {
   proxy::session_options session;
   transports::child_spec server;
   upstream_settings upstream;
+  policy_settings policy;  // applied to every session, as for the stdio proxy
   std::string log_file;
   std::string log_level = "info";
   std::string server_log_path;
@@ -82,6 +85,7 @@ result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
   cli.add_option("--term-grace-ms", term_grace_ms, "Session end: wait after SIGTERM before SIGKILL")->capture_default_str();
   cli.add_flag("--no-enumerate", no_enumerate, "Do not list the surface on our own");
   add_upstream_options(cli, settings.upstream);
+  add_policy_options(cli, settings.policy);
 
   std::vector<std::string> own(args.begin(), separator);
   std::vector<std::string> reversed(own.rbegin(), own.rend());
@@ -154,6 +158,31 @@ result<proxy::server_factory> make_server_factory(asio::io_context& context, con
   });
 }
 
+// Every HTTP session gets its own policy runtime (inspector, pins, audit records with its own
+// session id; the audit file is shared, its writer locks it per batch). The policy file is checked
+// once up front, so that a bad file stops serve instead of every session.
+result<proxy::session_hook> make_policy_hook(const serve_settings& settings) {
+  if (!settings.policy.enabled()) return proxy::session_hook{};
+  if (!settings.policy.policy_path.empty())
+    if (auto loaded = config::load_policy(settings.policy.policy_path); !loaded) return error{loaded.error_message()};
+  const std::vector<std::string> identity =
+      settings.upstream.enabled() ? std::vector<std::string>{settings.upstream.url} : settings.server.argv;
+  const policy_settings policy = settings.policy;
+  return proxy::session_hook([policy, identity](proxy::session& session, const std::string& session_id) {
+    auto started = policy_runtime::start(policy, identity);
+    if (!started) {
+      spdlog::error("session {}: policy not applied: {}", session_id, started.error_message());
+      return;
+    }
+    std::shared_ptr<policy_runtime> runtime = std::move(*started);
+    session.add_inspector(runtime->take_inspector());
+    // The callback owns the runtime: it lives exactly as long as the session.
+    session.on_surface_changed([runtime, &session](const analysis::server_surface& surface) {
+      runtime->surface_changed(surface, session.surface_complete());
+    });
+  });
+}
+
 int run_serve(serve_settings settings) {
   std::signal(SIGPIPE, SIG_IGN);
   asio::io_context context;
@@ -162,7 +191,13 @@ int run_serve(serve_settings settings) {
     spdlog::error("{}", factory.error_message());
     return 2;
   }
-  proxy::http_front front(context.get_executor(), settings.front, settings.session, std::move(*factory));
+  auto hook = make_policy_hook(settings);
+  if (!hook) {
+    spdlog::error("{}", hook.error_message());
+    return 2;
+  }
+  proxy::http_front front(context.get_executor(), settings.front, settings.session, std::move(*factory),
+                          std::move(*hook));
   if (auto listening = front.listen(); !listening) {
     spdlog::error("{}", listening.error_message());
     return 2;
