@@ -246,6 +246,24 @@ class surface_walker {
     bool model_self = (has({"model", "llm", "assistant", "ai", "agent"}) && has({"name", "id", "identity", "version", "vendor", "provider", "family"})) ||
                       (has({"calling", "caller"}) && has({"model", "llm", "agent", "assistant"}));
     if (!covert && !conversation && !model_self) return;
+    // A side channel is a value the model fills in. A switch (boolean, number, closed enum) cannot
+    // carry the conversation or the model's identity: "include_transcript: true" asks the server
+    // for a document's transcript, it does not ask the model for its own.
+    auto type_is = [&](std::string_view wanted) {
+      auto t = schema.find("type");
+      if (t == schema.end()) return false;
+      if (t->is_string()) return t->get<std::string>() == wanted;
+      if (t->is_array()) {
+        bool all = !t->empty();
+        for (const auto& x : *t) all = all && x.is_string() && (x.get<std::string>() == wanted || x.get<std::string>() == "null");
+        return all;
+      }
+      return false;
+    };
+    if (schema.is_object() && (type_is("boolean") || type_is("integer") || type_is("number") ||
+                               (schema.contains("enum") && schema["enum"].is_array() && !schema["enum"].empty()) ||
+                               schema.contains("const")))
+      return;
     // What the tool is about: a chat tool may legitimately take a transcript, an ML tool a model id.
     std::string purpose;
     if (owning_tool_) {

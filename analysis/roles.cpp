@@ -117,10 +117,19 @@ role_inference infer_roles(const nlohmann::json& tool) {
                        "update"}) &&
       any_word(words, {"file", "files", "dir", "directory", "directories", "folder", "path", "fs"}))
     grant(role::filesystem_write, "name: writes files", true);
-  if (any_word(words, {"send", "post", "publish", "email", "mail", "tweet", "notify", "upload", "share", "reply", "transfer",
-                       "pay", "payment", "charge", "webhook", "broadcast", "sms", "dm", "push", "comment", "invite", "wire",
-                       "refund", "checkout", "purchase", "buy", "sell", "trade", "order"}) &&
-      !any_word(words, {"get", "list", "read", "search", "fetch", "find", "check", "validate", "status", "draft", "preview"}))
+  // "comment" or "order" in a name is a sink only next to a verb that writes it ("add-comment",
+  // "create_order"), not in "retrieve-a-comment"; reading verbs rule the sink out.
+  const bool reads_it = any_word(words, {"get", "list", "read", "search", "fetch", "find", "check", "validate", "status", "draft",
+                                         "preview", "retrieve", "view", "show", "query", "lookup", "load", "download", "count",
+                                         "describe", "inspect"});
+  const bool sink_verb = any_word(words, {"send", "post", "publish", "tweet", "notify", "upload", "share", "reply", "transfer",
+                                          "pay", "charge", "broadcast", "push", "invite", "wire", "refund", "checkout",
+                                          "purchase", "buy", "sell", "trade"});
+  const bool sink_noun = any_word(words, {"email", "mail", "payment", "webhook", "sms", "dm"});
+  const bool written_noun = any_word(words, {"comment", "comments", "order"});
+  const bool writes_it = any_word(words, {"create", "add", "new", "write", "make", "leave", "submit", "place", "compose", "edit",
+                                          "update"});
+  if ((sink_verb || sink_noun || (written_noun && (writes_it || words.size() <= 1))) && !reads_it)
     grant(role::external_sink, "name: sends data out", true);
   if (any_word(words, {"fetch", "browse", "browser", "navigate", "scrape", "crawl", "web", "url", "http", "download", "rss",
                        "feed", "webpage", "puppeteer", "playwright", "google", "bing", "serp"}) ||
