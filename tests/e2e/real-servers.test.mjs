@@ -68,12 +68,9 @@ function servers(work) {
       roles: ['external-sink', 'destructive'], minLevel: 'high' },
     { pkg: '@hubspot/mcp-server', env: { PRIVATE_APP_ACCESS_TOKEN: 'dummy' },
       roles: [], minLevel: 'minimal',
-      todo: `${enumerationBug}; scanned offline from a manifest it also gets false positives `
-        + '(poison.forced-sequencing, poison.impersonation, high)' },
+      todo: enumerationBug },
     { pkg: '@playwright/mcp', args: ['--headless', '--isolated', '--output-dir', join(work, 'pw-out')],
-      roles: ['code-execution', 'untrusted-input'], minLevel: 'critical',
-      todo: 'false positive poison.redirection (high) on the `filename` parameter of two tools '
-        + '("Save ... to a file instead of returning it in the response"); docs/real-servers.md' },
+      roles: ['code-execution', 'untrusted-input'], minLevel: 'critical' },
   ];
 }
 
