@@ -182,10 +182,12 @@ result<lockfile> lockfile_from_json(const json& document) {
     entry.identity = identity;
     entry.server_name = server.value("name", "");
     entry.pinned_at = server.value("pinnedAt", "");
+    // Copied: clang 14 cannot capture a structured binding in a lambda.
+    const std::string& server_identity = identity;
     auto read_items = [&](const json& list, std::map<std::string, pinned_item>& into) -> std::string {
       for (const auto& [key, item] : list.items()) {
         if (!item.is_object() || !item.contains("digest") || !item["digest"].is_string())
-          return "item '" + key + "' of server '" + identity + "' has no digest";
+          return "item '" + key + "' of server '" + server_identity + "' has no digest";
         pinned_item pinned;
         pinned.kind = item.value("kind", "");
         pinned.name = item.value("name", "");

@@ -35,9 +35,6 @@ const THREAT_CATEGORIES = new Set(['hidden-unicode', 'poisoning', 'shadowing', '
  * `todo` marks a known false positive / enumeration bug (docs/real-servers.md).
  */
 function servers(work) {
-  const enumerationBug = 'mcp-warden never completes enumeration when a server advertises '
-    + '`resources` but refuses resources/list (proxy/session.cpp: a refused list is never marked '
-    + 'listed, so surface_complete() stays false); docs/real-servers.md';
   return [
     { pkg: '@modelcontextprotocol/server-everything', args: ['stdio'],
       roles: ['private-data'], minLevel: 'moderate' },
@@ -61,14 +58,13 @@ function servers(work) {
       env: { AWS_ACCESS_KEY_ID: 'dummy', AWS_SECRET_ACCESS_KEY: 'dummy', AWS_REGION: 'us-east-1' },
       roles: [], minLevel: 'minimal' },
     { pkg: '@modelcontextprotocol/server-postgres', args: ['postgresql://127.0.0.1:9/none'],
-      roles: ['private-data'], minLevel: 'moderate', todo: enumerationBug },
+      roles: ['private-data'], minLevel: 'moderate' },
     { pkg: 'tavily-mcp', env: { TAVILY_API_KEY: 'dummy' }, roles: ['untrusted-input'], minLevel: 'moderate' },
     { pkg: 'exa-mcp-server', env: { EXA_API_KEY: 'dummy' }, roles: ['untrusted-input'], minLevel: 'moderate' },
     { pkg: '@notionhq/notion-mcp-server', env: { NOTION_TOKEN: 'dummy' },
       roles: ['external-sink', 'destructive'], minLevel: 'high' },
     { pkg: '@hubspot/mcp-server', env: { PRIVATE_APP_ACCESS_TOKEN: 'dummy' },
-      roles: [], minLevel: 'minimal',
-      todo: enumerationBug },
+      roles: [], minLevel: 'minimal' },
     { pkg: '@playwright/mcp', args: ['--headless', '--isolated', '--output-dir', join(work, 'pw-out')],
       roles: ['code-execution', 'untrusted-input'], minLevel: 'critical' },
   ];
