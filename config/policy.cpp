@@ -200,7 +200,9 @@ class position_index {
     } else if (c == '"') {
       string_token();
     } else {
+      const std::size_t start = pos_;
       while (pos_ < text_.size() && std::string_view(",]} \t\r\n/").find(text_[pos_]) == std::string_view::npos) ++pos_;
+      if (pos_ == start) ++pos_;  // a stray byte: always make progress (found by fuzz_policy)
     }
   }
 
@@ -701,6 +703,12 @@ std::string without_trailing_commas(std::string_view text) {
 }  // namespace
 
 result<policy> parse_policy(std::string_view original, std::string_view name) {
+  // nlohmann ends a comment at a NUL byte where our position index would not: a policy is text.
+  if (const auto nul = original.find('\0'); nul != std::string_view::npos) {
+    const text_position at = position_of(original, nul);
+    return error{std::string(name) + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
+                 ": a policy file must not contain NUL bytes"};
+  }
   const std::string cleaned = without_trailing_commas(original);
   const std::string_view text = cleaned;
   ojson doc;

@@ -1,6 +1,8 @@
 #include "config/policy.hpp"
 
 #include <doctest/doctest.h>
+#include <fstream>
+#include <iterator>
 #include <re2/re2.h>
 
 using namespace warden::config;
@@ -130,4 +132,21 @@ TEST_CASE("regex constraints compile with RE2 and match whole strings") {
   const auto& re = *parsed->tools[0].arguments[0].regex;
   CHECK(re2::RE2::FullMatch("abc", re));
   CHECK_FALSE(re2::RE2::FullMatch("abc1", re));
+}
+
+// Found by fuzz_policy (tests/fuzz/regressions/policy-stray-byte-oom): the position index looped
+// on a stray byte and grew without bound.
+TEST_CASE("hostile policy bytes end in an error, not a hang") {
+  SUBCASE("a NUL byte is refused with its position") {
+    const std::string text = std::string("// comment\n{\"default\": \"allow\"}\0 junk", 39);
+    auto parsed = warden::config::parse_policy(text, "p.json");
+    REQUIRE_FALSE(parsed);
+    CHECK(parsed.error_message() == "p.json:2:21: a policy file must not contain NUL bytes");
+  }
+  SUBCASE("the fuzzer's input") {
+    std::ifstream in(std::string(WARDEN_SOURCE_DIR) + "/tests/fuzz/regressions/policy-stray-byte-oom", std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(text.size() > 100);
+    CHECK_FALSE(warden::config::parse_policy(text, "fuzz.json"));
+  }
 }

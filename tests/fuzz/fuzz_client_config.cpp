@@ -6,6 +6,8 @@
 #include <string>
 
 #include "config/client_configs.hpp"
+#include "config/jsonc.hpp"
+#include "config/toml_subset.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace warden::config;
