@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   };
   for (std::size_t at = 0; at < input.size(); at += step) {
     parser.feed(input.substr(at, step), check);
-    if (parser.buffered() > 2 * limit + 2) std::abort();
+    // A line may hold its field name on top of the data bound (sse_parser.cpp field_overhead).
+    if (parser.buffered() > 2 * limit + 64) std::abort();
   }
   parser.finish();
   return 0;
