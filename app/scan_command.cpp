@@ -20,6 +20,7 @@
 #include "analysis/report.hpp"
 #include "analysis/text.hpp"
 #include "app/commands.hpp"
+#include "app/upstream_options.hpp"
 #include "app/html_report.hpp"
 #include "proxy/enumerate.hpp"
 
@@ -115,7 +116,9 @@ int run_scan_command(const std::vector<std::string>& args) {
   app.add_option("--manifest", opt.manifests, "Saved surface (tools/list result or manifest); repeat for a multi-server scan");
   app.add_flag("--color", opt.color, "Colour text output even when not writing to a terminal");
   app.add_flag("--no-color", opt.no_color, "Never colour text output");
-  app.footer("Live scan: mcp-warden scan [options] -- COMMAND [ARGS...]\n"
+  upstream_settings upstream;
+  add_upstream_options(app, upstream);
+  app.footer("Live scan: mcp-warden scan [options] -- COMMAND [ARGS...]  |  --upstream URL\n"
              "Client configs: mcp-warden scan [options] --config FILE | --all-configs (docs/clients.md)\n"
              "Exit codes: 0 clean or below the gate, 1 gate failed, 2 usage or input error, 3 server could not be enumerated.");
   std::vector<std::string> reversed(own.rbegin(), own.rend());
@@ -134,8 +137,10 @@ int run_scan_command(const std::vector<std::string>& args) {
   }
   if (!opt.min_grade.empty() && (opt.min_grade.size() != 1 || std::string("ABCDFabcdf").find(opt.min_grade[0]) == std::string::npos))
     return usage_error("scan: --min-grade must be one of A, B, C, D, F (got '" + opt.min_grade + "')");
-  if (opt.manifests.empty() && opt.command.empty())
-    return usage_error("scan: nothing to scan; give --manifest FILE or -- COMMAND [ARGS...]");
+  if (opt.manifests.empty() && opt.command.empty() && !upstream.enabled())
+    return usage_error("scan: nothing to scan; give --manifest FILE, --upstream URL or -- COMMAND [ARGS...]");
+  if (upstream.enabled() && !opt.command.empty())
+    return usage_error("scan: give either --upstream URL or -- COMMAND, not both");
 
   std::vector<server_input> inputs;
   for (const auto& path : opt.manifests) {
@@ -143,10 +148,16 @@ int run_scan_command(const std::vector<std::string>& args) {
     if (!loaded) return usage_error("scan: " + loaded.error_message());
     inputs.push_back(std::move(loaded.value()));
   }
-  if (!opt.command.empty()) {
+  if (!opt.command.empty() || upstream.enabled()) {
     proxy::enumerate_options enumerate;
     enumerate.argv = opt.command;
     enumerate.timeout = std::chrono::milliseconds(static_cast<long long>(opt.timeout_seconds * 1000));
+    if (upstream.enabled()) {
+      auto resolved = resolve_upstream(upstream, 64u << 20);
+      if (!resolved) return usage_error("scan: " + resolved.error_message());
+      enumerate.upstream = std::move(*resolved);
+      opt.command = {upstream.url};  // the server's identity in the report
+    }
     auto surface = proxy::enumerate_server(enumerate);
     if (!surface) {
       std::cerr << "mcp-warden: scan: could not enumerate the server: " << surface.error_message() << "\n";

@@ -1,13 +1,14 @@
-// Policy, pins and audit apply on every transport: the same enforce-mode behaviour as the stdio
-// proxy when the poisoned demo server sits behind `mcp-warden serve` (Streamable HTTP), and the
-// audit log records every HTTP session under its own id, with an intact hash chain.
+// Policy, pins, audit and scan apply on every transport: the same enforce-mode behaviour as the
+// stdio proxy when the poisoned demo server sits behind `mcp-warden serve` (Streamable HTTP), the
+// audit log records every HTTP session under its own id with an intact hash chain, and
+// `scan --upstream URL` enumerates a remote server live.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, tempDir, wardenBin } from './support/peers.mjs';
-import { connectHttp, startServe } from './support/http.mjs';
+import { connectHttp, startEverything, startServe } from './support/http.mjs';
 
 const T = { timeout: 60_000 };
 const POISONED = join(REPO_ROOT, 'examples/poisoned-server/server.mjs');
@@ -60,3 +61,20 @@ test('serve refuses to start with a broken policy file (clear error, exit 2)', T
   assert.equal(failure.status, 2);
   assert.match(failure.stderr, /bad\.json:\d+:\d+/);
 });
+
+for (const mode of ['streamableHttp', 'sse']) {
+  test(`scan --upstream: a remote server (${mode}) is enumerated live and analysed like a local one`, T, async () => {
+    const remote = await startEverything(mode);
+    try {
+      const out = execFileSync(wardenBin(), ['scan', '--format', 'json', '--upstream', remote.url],
+        { encoding: 'utf8', timeout: 30000 });
+      const report = JSON.parse(out);
+      assert.equal(report.coverage.inputs.liveTransport, true);
+      assert.equal(report.stats.tools, 13, 'server-everything lists 13 tools');
+      assert.equal(report.score.grade, 'A');
+      assert.ok(JSON.stringify(report.target).includes(remote.url), 'the report names the URL it scanned');
+    } finally {
+      await remote.stop('SIGTERM');
+    }
+  });
+}
