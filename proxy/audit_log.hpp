@@ -94,6 +94,7 @@ class audit_log {
   std::uint64_t dropped_ = 0;       // guarded by mutex_
   bool stopping_ = false;
   std::atomic<std::uint64_t> written_{0}, total_dropped_{0}, write_errors_{0};
+  bool last_write_failed_ = false;  // writer thread only
   std::thread writer_;
 };
 
