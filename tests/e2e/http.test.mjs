@@ -41,6 +41,9 @@ test('serve: SDK client over Streamable HTTP -> stdio server, one child per sess
     await a.transport.terminateSession();
     await a.close();
     await b.close();
+    // The log line travels through a pipe: wait for it (bounded) rather than race it.
+    for (let waited = 0; !/deleted by the client/.test(serve.output()) && waited < 5000; waited += 50)
+      await new Promise((r) => setTimeout(r, 50));
     assert.match(serve.output(), /deleted by the client/);
     // A deleted session is gone: 404.
     const after = await rawRequest(serve.port, {
