@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "proxy/jsonrpc.hpp"
+#include "proxy/runtime_text.hpp"
 #include "proxy/surface_recorder.hpp"
 
 namespace warden::proxy {
@@ -60,6 +61,12 @@ struct held_request {
 // A request's params, kept with it for the inspection chain; null when the document was not built
 // (nobody will read them: see needs_document).
 json params_of(const message& item) { return item.has_document ? item.doc.value("params", json()) : json(); }
+
+// What may appear of an untrusted line in our own log: short, escaped, and without credentials
+// (logs are read and shipped by people who must not see the secrets passing through).
+std::string safe_excerpt(std::string_view bytes) {
+  return log_excerpt(redact_secrets(bytes.substr(0, 4096), true));
+}
 
 std::string describe_exit(int status) {
   if (status > 128) return "was killed by signal " + std::to_string(status - 128);
@@ -243,7 +250,7 @@ asio::awaitable<void> session::impl::relay_client() {
     if (!parsed.ok) {
       ++counters_.client_rejected;
       spdlog::warn("client sent an invalid message ({}): {}", parsed.failure.reason,
-                   log_excerpt(in.message.bytes));
+                   safe_excerpt(in.message.bytes));
       co_await send(to_client_, error_response(parsed.failure.id, parsed.failure.code,
                                                "mcp-warden: " + parsed.failure.reason));
       continue;
@@ -287,7 +294,7 @@ asio::awaitable<void> session::impl::relay_server() {
     if (!parsed.ok) {
       ++counters_.server_dropped;
       spdlog::warn("server sent an invalid message ({}); dropped: {}", parsed.failure.reason,
-                   log_excerpt(in.message.bytes));
+                   safe_excerpt(in.message.bytes));
       continue;
     }
     if (needs_document(parsed.value, direction::server_to_client)) load_document(parsed.value, in.message.bytes);
@@ -810,7 +817,7 @@ void session::impl::consume_internal_response(const message& response, const int
   const auto result = response.doc.find("result");
   if (result == response.doc.end()) {
     spdlog::warn("server refused mcp-warden's {}: {}", list_method(request.kind),
-                 log_excerpt(response.doc.value("error", json()).dump()));
+                 safe_excerpt(response.doc.value("error", json()).dump()));
     // An answer is an answer: the listing is over (what was confirmed before stays), so that
     // nothing waits for a list the server will not give.
     recorder_.finish_listing_refused(request.kind, list_source::warden);

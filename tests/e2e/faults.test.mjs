@@ -168,3 +168,22 @@ describe('odd ids', () => {
     } finally { await reap(peer); }
   });
 });
+
+describe('secrets in our own log', () => {
+  test('credentials inside a rejected line never reach mcp-warden\'s log', T, async () => {
+    let peer;
+    try {
+      peer = await proxy(fixtureSpec('fault-server.mjs'));
+      await rawHandshake(peer);
+      const key = 'AKIA' + 'Q3EXAMPLE7KEYZ2X';
+      const token = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+      peer.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"aws":"${key}","gh":"${token}"`);  // malformed: cut short
+      const answer = await peer.waitResponse(null, 5000);
+      assert.equal(answer.error.code, -32700);
+      await peer.waitStderr(/client sent an invalid message/, 5000);
+      assert.doesNotMatch(peer.stderr, new RegExp(key));
+      assert.doesNotMatch(peer.stderr, new RegExp(token));
+      assert.match(peer.stderr, /REDACTED/);
+    } finally { await reap(peer); }
+  });
+});
