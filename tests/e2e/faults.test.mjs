@@ -5,24 +5,14 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { everythingSpec, fixtureSpec, proxiedArgv, wardenBin } from './support/peers.mjs';
-import { startRaw, rawHandshake, waitSingleChild, waitPidGone, descendantsOf } from './support/raw.mjs';
+import { rawHandshake, waitPidGone, startProxied, reap } from './support/raw.mjs';
 
 wardenBin();
 const T = { timeout: 60_000 };
 const call = (id, name, args = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
-async function proxy(spec, proxyArgs = [], env = {}) {
-  const peer = startRaw(proxiedArgv(spec, proxyArgs), { env: { ...spec.env, ...env } });
-  peer.serverPid = await waitSingleChild(peer.pid);
-  return peer;
-}
+const proxy = (spec, proxyArgs = [], env = {}) => startProxied(proxiedArgv(spec, proxyArgs), { ...spec.env, ...env });
 
-async function reap(peer) {
-  if (!peer) return;
-  const kids = descendantsOf(peer.pid);
-  if (!peer.exitInfo) { peer.kill('SIGKILL'); await peer.waitExit(5000).catch(() => {}); }
-  for (const k of kids) { try { process.kill(k, 'SIGKILL'); } catch { /* gone */ } }
-}
 
 /** Resident set of a process in KiB (Linux /proc). */
 function rssKiB(pid) {

@@ -6,24 +6,13 @@ import { join } from 'node:path';
 import {
   everythingSpec, filesystemSpec, memorySpec, fixtureSpec, proxiedArgv, tempDir, wardenBin,
 } from './support/peers.mjs';
-import { startRaw, rawHandshake, waitSingleChild, waitPidGone, pidAlive, descendantsOf } from './support/raw.mjs';
+import { startRaw, rawHandshake, waitSingleChild, waitPidGone, pidAlive, descendantsOf, startProxied, reap } from './support/raw.mjs';
 
 wardenBin();
 const T = { timeout: 30_000 };
 
-async function proxy(spec, proxyArgs = [], env = {}) {
-  const peer = startRaw(proxiedArgv(spec, proxyArgs), { env: { ...spec.env, ...env } });
-  peer.serverPid = await waitSingleChild(peer.pid);
-  return peer;
-}
+const proxy = (spec, proxyArgs = [], env = {}) => startProxied(proxiedArgv(spec, proxyArgs), { ...spec.env, ...env });
 
-/** Best-effort teardown for a failed test: never leave processes behind. */
-async function reap(peer) {
-  if (!peer) return;
-  const kids = descendantsOf(peer.pid);
-  if (!peer.exitInfo) { peer.kill('SIGKILL'); await peer.waitExit(5000).catch(() => {}); }
-  for (const k of kids) { try { process.kill(k, 'SIGKILL'); } catch { /* gone */ } }
-}
 
 const call = (id, name, args = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 const textOf = (resp) => resp.result.content.map((c) => c.text).join('\n');

@@ -172,3 +172,18 @@ export function descendantsOf(pid) {
   }
   return out;
 }
+
+/** mcp-warden (argv from proxiedArgv) under the raw driver; `.serverPid` is its server child. */
+export async function startProxied(argv, env = {}) {
+  const peer = startRaw(argv, { env });
+  peer.serverPid = await waitSingleChild(peer.pid);
+  return peer;
+}
+
+/** Best-effort teardown for a failed test: never leave processes behind. */
+export async function reap(peer) {
+  if (!peer) return;
+  const kids = descendantsOf(peer.pid);
+  if (!peer.exitInfo) { peer.kill('SIGKILL'); await peer.waitExit(5000).catch(() => {}); }
+  for (const k of kids) { try { process.kill(k, 'SIGKILL'); } catch { /* gone */ } }
+}
