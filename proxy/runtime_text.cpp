@@ -1,5 +1,7 @@
 #include "proxy/runtime_text.hpp"
 
+#include "analysis/text.hpp"
+
 #include <re2/re2.h>
 #include <re2/set.h>
 
@@ -215,23 +217,6 @@ char32_t next_code_point(std::string_view s, std::size_t& pos, bool& invalid) {
   return cp;
 }
 
-void append(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 bool is_variation_selector(char32_t cp) { return (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF); }
 
@@ -274,7 +259,7 @@ sanitized sanitize_text(std::string_view text) {
     const std::size_t start = pos;
     const char32_t cp = next_code_point(text, pos, invalid);
     if (invalid) {
-      append(out.text, 0xFFFD);
+      analysis::text::append_utf8(out.text, 0xFFFD);
       continue;
     }
     if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) {
