@@ -10,8 +10,11 @@ function(warden_target_defaults target)
     # Instrumented builds make GCC 12 report false positives (stringop-overread in coroutine
     # frames) and warn that TSan cannot see Asio's atomic_thread_fence: the plain build keeps
     # these warnings as errors; the sanitizers themselves are what these builds are for.
-    target_compile_options(${target} PRIVATE -Wno-stringop-overread -Wno-maybe-uninitialized
-                           $<$<STREQUAL:${WARDEN_SANITIZE},thread>:-Wno-tsan>)
+    target_compile_options(${target} PRIVATE -Wno-stringop-overread -Wno-maybe-uninitialized)
+    # A plain if(): WARDEN_SANITIZE may hold commas, which a generator expression cannot take.
+    if(WARDEN_SANITIZE MATCHES "thread")
+      target_compile_options(${target} PRIVATE -Wno-tsan)
+    endif()
   endif()
   target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
 endfunction()
