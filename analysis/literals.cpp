@@ -12,7 +12,10 @@ inline unsigned char lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? stat
 literal_matcher::literal_matcher(const std::vector<std::string>& all_literals, std::size_t prefix)
     : literal_count_(all_literals.size()) {
   std::vector<std::string_view> literals(all_literals.begin(), all_literals.end());
-  for (auto& literal : literals) literal = literal.substr(0, prefix);
+  for (auto& literal : literals) {
+    literal = literal.substr(0, prefix);
+    longest_ = std::max(longest_, literal.size());
+  }
   // Columns only for bytes some literal uses: keeps the table small enough to stay in cache.
   for (const auto& literal : literals)
     for (unsigned char c : literal)
@@ -81,6 +84,21 @@ literal_matcher::literal_matcher(const std::vector<std::string>& all_literals, s
   }
 }
 
+namespace {
+bool has_high_byte(std::string_view text) noexcept {
+  std::size_t i = 0;
+  const auto n = text.size();
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t word;
+    __builtin_memcpy(&word, text.data() + i, 8);
+    if (word & 0x8080808080808080ull) return true;
+  }
+  for (; i < n; ++i)
+    if (static_cast<unsigned char>(text[i]) & 0x80) return true;
+  return false;
+}
+}  // namespace
+
 std::vector<int> literal_matcher::find_all(std::string_view text) const {
   std::vector<int> found;
   if (overflow_) {
@@ -96,18 +114,70 @@ std::vector<int> literal_matcher::find_all(std::string_view text) const {
     stamp.assign(std::max(stamp.size(), outputs_.size()), 0);
     epoch = 1;
   }
-  std::uint32_t state = 0;
-  unsigned char high = 0;
-  for (unsigned char c : text) {
-    high |= c;
-    const std::uint16_t step = next_[state * columns_ + byte_class_[c]];
-    state = step & ~output_bit;
-    if ((step & output_bit) && stamp[state] != epoch) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  auto emit = [&](std::uint16_t step) {
+    const std::uint32_t state = step & ~output_bit;
+    if (stamp[state] != epoch) {
       stamp[state] = epoch;
       for (auto k = outputs_[state]; output_ids_[k] >= 0; ++k) found.push_back(output_ids_[k]);
     }
+  };
+  // One automaton step depends on the previous one, and the table lives in L2: a single walk is
+  // bound by load latency. Long texts are cut into `lanes` parts walked in lockstep, each part
+  // starting longest-prefix - 1 bytes early so an occurrence that straddles a cut is still seen
+  // whole by one lane (occurrences seen twice are reported once: outputs are stamped).
+  const std::uint16_t* table = next_.data();
+  const std::uint8_t* column = byte_class_;
+  const std::size_t columns = columns_;
+  std::size_t from = 0;
+  if (n >= 1024) {
+    constexpr std::size_t lanes = 4;
+    const std::size_t part = n / lanes, overlap = longest_ > 0 ? longest_ - 1 : 0;
+    const unsigned char* p0 = bytes;
+    const unsigned char* p1 = bytes + part - overlap;
+    const unsigned char* p2 = bytes + 2 * part - overlap;
+    const unsigned char* p3 = bytes + 3 * part - overlap;
+    std::uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (std::size_t i = 0; i < part; ++i) {  // every lane has at least `part` bytes
+      const std::uint16_t t0 = table[s0 * columns + column[p0[i]]];
+      const std::uint16_t t1 = table[s1 * columns + column[p1[i]]];
+      const std::uint16_t t2 = table[s2 * columns + column[p2[i]]];
+      const std::uint16_t t3 = table[s3 * columns + column[p3[i]]];
+      s0 = t0 & ~output_bit;
+      s1 = t1 & ~output_bit;
+      s2 = t2 & ~output_bit;
+      s3 = t3 & ~output_bit;
+      if ((t0 | t1 | t2 | t3) & output_bit) {
+        if (t0 & output_bit) emit(t0);
+        if (t1 & output_bit) emit(t1);
+        if (t2 & output_bit) emit(t2);
+        if (t3 & output_bit) emit(t3);
+      }
+    }
+    // The remainders: lanes 1-3 are `overlap` bytes longer, the last lane also takes n % lanes.
+    const std::uint32_t states[lanes] = {s0, s1, s2, s3};
+    const unsigned char* starts[lanes] = {p0, p1, p2, p3};
+    for (std::size_t j = 0; j < lanes; ++j) {
+      std::uint32_t state = states[j];
+      const unsigned char* stop = j + 1 == lanes ? bytes + n : bytes + (j + 1) * part;
+      for (const unsigned char* q = starts[j] + part; q < stop; ++q) {
+        const std::uint16_t step = table[state * columns + column[*q]];
+        state = step & ~output_bit;
+        if (step & output_bit) emit(step);
+      }
+    }
+    from = n;
   }
-  if (high & 0x80) {
+  {
+    std::uint32_t state = 0;
+    for (std::size_t i = from; i < n; ++i) {
+      const std::uint16_t step = table[state * columns + column[bytes[i]]];
+      state = step & ~output_bit;
+      if (step & output_bit) emit(step);
+    }
+  }
+  if (has_high_byte(text)) {
     // RE2's case folding lets the Kelvin sign match 'k' and the long s match 's': with either in the
     // text, no ASCII literal can be ruled out.
     if (text.find("\xE2\x84\xAA") != std::string_view::npos || text.find("\xC5\xBF") != std::string_view::npos) {
