@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "analysis/text.hpp"
 
@@ -204,8 +205,23 @@ class scanner {
     std::size_t i = 0;
     bool line_start = true;
     while (i < n) {
+      // Hot path, eight bytes at a time: printable bytes and spaces only, the first and last not a
+      // space. Any run of spaces inside such a block is shorter than every threshold, and none
+      // continues past it, so the block holds nothing to report.
+      if (i + 8 <= n) {
+        std::uint64_t w;
+        std::memcpy(&w, raw_.data() + i, 8);
+        constexpr std::uint64_t high = 0x8080808080808080ull;
+        const bool printable = !(w & high) && ((w + 0x6060606060606060ull) & high) == high &&
+                               !((w + 0x0101010101010101ull) & high);
+        if (printable && raw_[i] != ' ' && raw_[i + 7] != ' ') {
+          line_start = false;
+          i += 8;
+          continue;
+        }
+      }
       const auto b = static_cast<unsigned char>(raw_[i]);
-      if (b >= 0x21 && b < 0x7F) { line_start = false; ++i; continue; }  // hot path
+      if (b >= 0x21 && b < 0x7F) { line_start = false; ++i; continue; }
       if (b == ' ' || b == '\t') {
         std::size_t j = i;
         while (j < n && (raw_[j] == ' ' || raw_[j] == '\t')) ++j;

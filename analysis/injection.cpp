@@ -279,19 +279,35 @@ class prefilter {
     else unfiltered_.push_back(static_cast<int>(count_));
     ++count_;
   }
+  // Extra words looked for in the same pass (by their first five bytes: a reported word may still
+  // be absent, an unreported one is). Call before compile(); returns the word's bit in `cues`.
+  std::uint32_t add_cue(std::string word) {
+    cue_words_.push_back(std::move(word));
+    return 1u << (cue_words_.size() - 1);
+  }
   void compile() {
     std::vector<std::string> atoms;
     if (!filter_ids_.empty()) filter_.Compile(&atoms);
+    atom_count_ = atoms.size();
+    atoms.insert(atoms.end(), cue_words_.begin(), cue_words_.end());
     atoms_ = literal_matcher(atoms);
   }
   // possible[i] is false only when regex i provably cannot match text. Short texts skip the
   // prefilter: its fixed cost (atom tree propagation) exceeds a DFA pass over a few hundred bytes.
-  std::vector<bool> possible(std::string_view text) const {
+  // `cues` (optional) gets the bits of the cue words that may occur (all of them for short texts).
+  std::vector<bool> possible(std::string_view text, std::uint32_t* cues = nullptr) const {
+    if (cues) *cues = ~0u;
     if (text.size() < min_text || filter_ids_.empty()) return std::vector<bool>(count_, true);
     std::vector<bool> out(count_, false);
     for (int i : unfiltered_) out[static_cast<std::size_t>(i)] = true;
     std::vector<int> passed;
-    filter_.AllPotentials(atoms_.find_all(text), &passed);
+    std::vector<int> found = atoms_.find_all(text);
+    if (cues) *cues = 0;
+    while (!found.empty() && static_cast<std::size_t>(found.back()) >= atom_count_) {
+      if (cues) *cues |= 1u << (static_cast<std::size_t>(found.back()) - atom_count_);
+      found.pop_back();
+    }
+    filter_.AllPotentials(found, &passed);
     for (int id : passed) out[static_cast<std::size_t>(filter_ids_[static_cast<std::size_t>(id)])] = true;
     return out;
   }
@@ -303,6 +319,8 @@ class prefilter {
   std::vector<int> filter_ids_;  // filter id -> regex index
   std::vector<int> unfiltered_;  // regexes RE2 would not take: never filtered out
   std::size_t count_ = 0;
+  std::vector<std::string> cue_words_;
+  std::size_t atom_count_ = 0;
 };
 
 bool any_of(const std::vector<bool>& bits) { return std::find(bits.begin(), bits.end(), true) != bits.end(); }
@@ -314,6 +332,8 @@ struct compiled_bank {
   std::vector<bool> confirm;    // per pattern: the set holds a trigger only
   std::vector<std::unique_ptr<re2::RE2>> singles;  // same patterns, for match positions
   std::vector<std::string> errors;
+  // Words announcing an encoding (alternative views), found by the prefilter's pass.
+  std::uint32_t rot13_cue = 0, rot_13_cue = 0, caesar_cue = 0, revers_cue = 0;
 };
 
 re2::RE2::Options bank_options() {
@@ -349,6 +369,10 @@ const compiled_bank& bank() {
       b.filter.add(full, options);
     }
     if (!b.set->Compile()) b.errors.emplace_back("pattern set failed to compile");
+    b.rot13_cue = b.filter.add_cue("rot13");
+    b.rot_13_cue = b.filter.add_cue("rot-13");
+    b.caesar_cue = b.filter.add_cue("caesar");
+    b.revers_cue = b.filter.add_cue("revers");
     b.filter.compile();
     return b;
   }();
@@ -433,9 +457,115 @@ constexpr std::array<signed char, 256> b64_table = [] {
 }();
 
 inline int b64_value(unsigned char c) { return b64_table[c]; }
-inline bool ascii_alpha(char c) { return static_cast<unsigned char>((c | 0x20) - 'a') < 26; }
-inline bool ascii_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
-inline bool ascii_alnum(char c) { return ascii_alpha(c) || ascii_digit(c); }
+constexpr bool ascii_alpha(char c) { return static_cast<unsigned char>((c | 0x20) - 'a') < 26; }
+constexpr bool ascii_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+constexpr bool ascii_alnum(char c) { return ascii_alpha(c) || ascii_digit(c); }
+
+// ---- obfuscation cues (alternative views) ------------------------------------------------------
+
+// Byte classes for the cue counters: 1 letter, 2 letter or digit, 4 separator of spaced-out
+// letters, 8 digit used as a letter in leetspeak, 16 other digit.
+constexpr std::array<std::uint8_t, 256> cue_class = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    const char ch = static_cast<char>(c);
+    if (ascii_alpha(ch)) t[static_cast<std::size_t>(c)] |= 1 | 2;
+    if (ascii_digit(ch)) t[static_cast<std::size_t>(c)] |= 2 | ((ch == '0' || ch == '1' || ch == '3' || ch == '4' || ch == '5' || ch == '7') ? 8 : 16);
+  }
+  t[' '] |= 4;
+  t['.'] |= 4;
+  t['-'] |= 4;
+  return t;
+}();
+
+// Positions i where a lone letter, one separator and another lone letter start ("s e n d"):
+// letter at i and i + 2, separator at i + 1, no letter or digit at i - 1 or i + 3. Branch-free.
+std::size_t count_spaced_letters(std::string_view view) {
+  const auto* v = reinterpret_cast<const unsigned char*>(view.data());
+  const std::size_t n = view.size();
+  if (n < 3) return 0;
+  // Each counted i has its separator at p = i + 1: visit separators only.
+  auto at = [&](std::size_t p) -> std::size_t {
+    const std::size_t i = p - 1;
+    const unsigned before = i == 0 ? 0 : cue_class[v[i - 1]];
+    const unsigned after = i + 3 >= n ? 0 : cue_class[v[i + 3]];
+    return cue_class[v[i]] & (cue_class[v[i + 1]] >> 2) & cue_class[v[i + 2]] & ~(before >> 1) & ~(after >> 1) & 1u;
+  };
+  std::size_t count = 0, p = 1;
+  constexpr std::uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+  auto zero_bytes = [&](std::uint64_t x) { return (x - ones) & ~x & high; };  // may flag extra bytes, never misses one
+  for (; p + 8 <= n - 1; p += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, v + p, 8);
+    std::uint64_t seps = zero_bytes(w ^ (ones * ' ')) | zero_bytes(w ^ (ones * '.')) | zero_bytes(w ^ (ones * '-'));
+    while (seps) {
+      count += at(p + static_cast<std::size_t>(__builtin_ctzll(seps)) / 8);
+      seps &= seps - 1;
+    }
+  }
+  for (; p + 1 < n; ++p) count += at(p);
+  return count;
+}
+
+// Words (runs of letters, digits and '_', starting at a letter or digit) of three bytes or more
+// that mix letters with 0 1 3 4 5 7 and hold no other digit. Only words with a digit can count, and
+// prose has few: the scan jumps from digit to digit (eight bytes at a time) and reads their words.
+std::size_t count_leet_words(std::string_view view) {
+  const auto* v = reinterpret_cast<const unsigned char*>(view.data());
+  const std::size_t n = view.size();
+  auto word_byte = [&](std::size_t k) { return (cue_class[v[k]] & 2) || v[k] == '_'; };
+  std::size_t count = 0, i = 0;
+  while (i < n) {
+    if (i + 8 <= n) {
+      std::uint64_t w;
+      std::memcpy(&w, v + i, 8);
+      // High bit of each byte: set for bytes >= '0' (ASCII only), then cleared for bytes > '9'.
+      const std::uint64_t high = 0x8080808080808080ull;
+      if (!(w & high)) {
+        const std::uint64_t digits = (w + 0x5050505050505050ull) & ~(w + 0x4646464646464646ull) & high;
+        if (!digits) { i += 8; continue; }
+        i += static_cast<std::size_t>(__builtin_ctzll(digits)) / 8;
+      }
+    }
+    if (!(cue_class[v[i]] & (8 | 16))) { ++i; continue; }
+    // A digit: find its run of word bytes; the word starts at the run's first letter or digit.
+    std::size_t start = i, end = i;
+    while (start > 0 && word_byte(start - 1)) --start;
+    while (start < i && v[start] == '_') ++start;
+    while (end < n && word_byte(end)) ++end;
+    bool letter = false, leet = false, other_digit = false;
+    for (std::size_t k = start; k < end; ++k) {
+      const auto c = cue_class[v[k]];
+      letter |= (c & 1) != 0;
+      leet |= (c & 8) != 0;
+      other_digit |= (c & 16) != 0;
+    }
+    if (letter && leet && !other_digit && end - start >= 3) ++count;
+    i = end;
+  }
+  return count;
+}
+
+// Horspool search for a fixed lower-case cue word (std::boyer_moore_horspool_searcher hashes
+// every byte it reads; a plain 256-entry shift table does not).
+class cue_word {
+ public:
+  constexpr explicit cue_word(std::string_view word) : word_(word) {
+    for (auto& s : shift_) s = static_cast<std::uint8_t>(word.size());
+    for (std::size_t i = 0; i + 1 < word.size(); ++i) shift_[static_cast<unsigned char>(word[i])] = static_cast<std::uint8_t>(word.size() - 1 - i);
+  }
+  bool in(std::string_view text) const {
+    const std::size_t m = word_.size();
+    for (std::size_t end = m - 1; end < text.size(); end += shift_[static_cast<unsigned char>(text[end])])
+      if (text[end] == word_[m - 1] && text.compare(end + 1 - m, m, word_) == 0) return true;
+    return false;
+  }
+
+ private:
+  std::string_view word_;
+  std::array<std::uint8_t, 256> shift_{};
+};
+constexpr cue_word rot13_cue("rot13"), rot_13_cue("rot-13"), caesar_cue("caesar"), revers_cue("revers");
 
 std::string base64_decode(std::string_view s) {
   std::string out;
@@ -636,7 +766,7 @@ class evaluator {
   injection_result run() {
     const auto& b = bank();
     std::string_view view = norm_.view();
-    if (view.size() >= 6 && b.set && any_of(possible_ = b.filter.possible(view))) {
+    if (view.size() >= 6 && b.set && any_of(possible_ = b.filter.possible(view, &cues_))) {
       re2::RE2::Set::ErrorInfo info{};
       matched_.clear();
       bool any = b.set->Match(view, &matched_, &info);
@@ -683,12 +813,7 @@ class evaluator {
     std::vector<std::string> views;
     // Letters separated by single spaces, dots or dashes: "s e n d", "p.a.s.s".
     {
-      std::size_t singles = 0;
-      for (std::size_t i = 0; i + 2 < view.size(); ++i)
-        if (ascii_alpha(view[i]) && (view[i + 1] == ' ' || view[i + 1] == '.' || view[i + 1] == '-') &&
-            ascii_alpha(view[i + 2]) && (i == 0 || !ascii_alnum(view[i - 1])) &&
-            (i + 3 >= view.size() || !ascii_alnum(view[i + 3])))
-          ++singles;
+      const std::size_t singles = count_spaced_letters(view);
       if (singles >= 6) {
         std::string joined;
         for (std::size_t i = 0; i < view.size(); ++i) {
@@ -707,9 +832,9 @@ class evaluator {
     }
     // Leetspeak: words mixing letters with 0 1 3 4 5 7.
     {
-      std::size_t leet_words = 0;
+      const std::size_t leet_words = count_leet_words(view);
       std::string mapped;
-      for (int pass = 0; pass < 2; ++pass) {
+      for (int pass = 1; pass < 2; ++pass) {
       if (pass == 1) {
         if (leet_words < 3) break;
         mapped.assign(view);
@@ -727,7 +852,6 @@ class evaluator {
           else if (ascii_digit(c)) other_digit = true;
           ++j;
         }
-        if (letter && leet && !other_digit && j - i >= 3 && pass == 0) ++leet_words;
         if (letter && leet && !other_digit && j - i >= 3 && pass == 1) {
           for (std::size_t k = i; k < j; ++k) {
             switch (mapped[k]) {
@@ -747,14 +871,14 @@ class evaluator {
       if (leet_words >= 3) views.push_back(std::move(mapped));
     }
     // Texts that announce their own encoding: ROT13 and reversed text.
-    if (view.find("rot13") != std::string_view::npos || view.find("rot-13") != std::string_view::npos ||
-        view.find("caesar") != std::string_view::npos) {
+    if (((cues_ & b.rot13_cue) && rot13_cue.in(view)) || ((cues_ & b.rot_13_cue) && rot_13_cue.in(view)) ||
+        ((cues_ & b.caesar_cue) && caesar_cue.in(view))) {
       std::string rotated(view);
       for (auto& c : rotated)
         if (c >= 'a' && c <= 'z') c = static_cast<char>('a' + (c - 'a' + 13) % 26);
       views.push_back(std::move(rotated));
     }
-    if (view.find("revers") != std::string_view::npos) views.emplace_back(view.rbegin(), view.rend());
+    if ((cues_ & b.revers_cue) && revers_cue.in(view)) views.emplace_back(view.rbegin(), view.rend());
     for (const auto& alt : views) {
       std::vector<int> hits;
       re2::RE2::Set::ErrorInfo info{};
@@ -1242,6 +1366,7 @@ class evaluator {
   text::normalized norm_;
   std::vector<int> matched_;
   std::vector<bool> possible_;  // per pattern: not ruled out by the literal prefilter
+  std::uint32_t cues_ = ~0u;     // cue words (compiled_bank::*_cue) that may occur in the view
   injection_result result_;
   bool obfuscated_ = false;
 };
