@@ -258,6 +258,14 @@ class scanner {
       const auto start = i;
       char32_t cp = text::decode_utf8(raw_, i);
       cps.push_back({cp, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(i - start)});
+      if (cp < 0x80) {
+        // ASCII: never right-to-left; letters are Latin.
+        if ((cp | 0x20) >= 'a' && (cp | 0x20) <= 'z') {
+          ++letters_;
+          ++latin_letters_;
+        }
+        continue;
+      }
       if (cp != invalid_code_point && is_rtl(cp)) has_rtl_ = true;
       if (cp != invalid_code_point && cp >= 0x41) {
         UErrorCode status = U_ZERO_ERROR;
@@ -466,7 +474,8 @@ class scanner {
     std::size_t k = 0;
     while (k < cps.size()) {
       auto is_word_cp = [](char32_t c) {
-        return c != invalid_code_point && (c == '_' || u_isalnum(static_cast<UChar32>(c)) ||
+        if (c < 0x80) return c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9');
+        return c != invalid_code_point && (u_isalnum(static_cast<UChar32>(c)) ||
                                            u_charType(static_cast<UChar32>(c)) == U_NON_SPACING_MARK);
       };
       if (!is_word_cp(cps[k].cp)) { ++k; continue; }

@@ -221,7 +221,9 @@ normalized normalize(std::string_view raw) {
     char ascii;
     std::uint32_t origin;
   };
-  std::vector<unit> units;
+  // Reused per thread: a fresh vector per call (16 bytes per source byte) costs page faults.
+  thread_local std::vector<unit> units;
+  units.clear();
   units.reserve(raw.size());
   std::size_t latin = 0, letters = 0;
   for (std::size_t i = 0; i < raw.size();) {
@@ -249,16 +251,19 @@ normalized normalize(std::string_view raw) {
   // with other scripts, or a non-Latin word inside mostly-Latin text, is folded ("pаypal");
   // genuine text in another script is kept as it is.
   const bool mostly_latin = letters == 0 || latin * 10 >= letters * 6;
-  std::vector<bool> fold(units.size(), false);
+  thread_local std::vector<bool> fold;
+  fold.assign(units.size(), false);
   for (std::size_t k = 0; k < units.size();) {
     auto is_word = [&](const unit& u) {
-      return u.fold ? u.fold->letter || !u.fold->ascii.empty() : std::isalnum(static_cast<unsigned char>(u.ascii)) != 0;
+      if (u.fold) return u.fold->letter || !u.fold->ascii.empty();
+      const auto c = static_cast<unsigned char>(u.ascii);  // ASCII, already lower-cased
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
     };
     if (!is_word(units[k])) { ++k; continue; }
     std::size_t j = k;
     bool has_latin = false, has_other = false;
     for (; j < units.size() && is_word(units[j]); ++j) {
-      if (!units[j].fold) has_latin = has_latin || std::isalpha(static_cast<unsigned char>(units[j].ascii));
+      if (!units[j].fold) has_latin = has_latin || (units[j].ascii >= 'a' && units[j].ascii <= 'z');
       else if (static_cast<unsigned char>(units[j].fold->normal[0]) < 0x80) has_latin = true;
       else has_other = true;
     }
@@ -301,9 +306,19 @@ std::string skeleton(std::string_view raw) {
 bool fails_restriction(std::string_view utf8) {
   const auto* checker = icu().restriction_checker;
   if (!checker || !is_valid_utf8(utf8) || utf8.size() > 4096) return false;
+  // Prose repeats its words: short answers are remembered (per thread, bounded).
+  thread_local std::unordered_map<std::string, bool> cache;
+  const bool cacheable = utf8.size() <= 64;
+  if (cacheable)
+    if (auto it = cache.find(std::string(utf8)); it != cache.end()) return it->second;
   UErrorCode status = U_ZERO_ERROR;
   int32_t result = uspoof_checkUTF8(checker, utf8.data(), static_cast<int32_t>(utf8.size()), nullptr, &status);
-  return U_SUCCESS(status) && result != 0;
+  const bool fails = U_SUCCESS(status) && result != 0;
+  if (cacheable) {
+    if (cache.size() >= 4096) cache.clear();
+    cache.emplace(std::string(utf8), fails);
+  }
+  return fails;
 }
 
 std::string make_visible(std::string_view raw, std::size_t max_bytes) {
