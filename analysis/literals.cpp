@@ -78,6 +78,7 @@ literal_matcher::literal_matcher(const std::vector<std::string>& all_literals, s
   outputs_.assign(states, no_output);
   for (std::size_t s = 0; s < states; ++s) {
     if (ids[s].empty()) continue;
+    output_states_.push_back(static_cast<std::uint32_t>(s));
     outputs_[s] = static_cast<std::uint32_t>(output_ids_.size());
     output_ids_.insert(output_ids_.end(), ids[s].begin(), ids[s].end());
     output_ids_.push_back(-1);
@@ -131,7 +132,7 @@ std::vector<int> literal_matcher::find_all(std::string_view text) const {
   const std::uint8_t* column = byte_class_;
   const std::size_t columns = columns_;
   std::size_t from = 0;
-  if (n >= 1024) {
+  if (n >= 2048) {
     constexpr std::size_t lanes = 4;
     const std::size_t part = n / lanes, overlap = longest_ > 0 ? longest_ - 1 : 0;
     const unsigned char* p0 = bytes;
@@ -139,21 +140,20 @@ std::vector<int> literal_matcher::find_all(std::string_view text) const {
     const unsigned char* p2 = bytes + 2 * part - overlap;
     const unsigned char* p3 = bytes + 3 * part - overlap;
     std::uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    // Every state entered is stamped, without a branch (outputs are frequent in prose, and a
+    // mispredicted branch per output cost more than the store); states with outputs are read
+    // back once at the end.
+    std::uint32_t* seen = stamp.data();
+    const std::uint32_t now = epoch;
     for (std::size_t i = 0; i < part; ++i) {  // every lane has at least `part` bytes
-      const std::uint16_t t0 = table[s0 * columns + column[p0[i]]];
-      const std::uint16_t t1 = table[s1 * columns + column[p1[i]]];
-      const std::uint16_t t2 = table[s2 * columns + column[p2[i]]];
-      const std::uint16_t t3 = table[s3 * columns + column[p3[i]]];
-      s0 = t0 & ~output_bit;
-      s1 = t1 & ~output_bit;
-      s2 = t2 & ~output_bit;
-      s3 = t3 & ~output_bit;
-      if ((t0 | t1 | t2 | t3) & output_bit) {
-        if (t0 & output_bit) emit(t0);
-        if (t1 & output_bit) emit(t1);
-        if (t2 & output_bit) emit(t2);
-        if (t3 & output_bit) emit(t3);
-      }
+      s0 = table[s0 * columns + column[p0[i]]] & ~output_bit;
+      s1 = table[s1 * columns + column[p1[i]]] & ~output_bit;
+      s2 = table[s2 * columns + column[p2[i]]] & ~output_bit;
+      s3 = table[s3 * columns + column[p3[i]]] & ~output_bit;
+      seen[s0] = now;
+      seen[s1] = now;
+      seen[s2] = now;
+      seen[s3] = now;
     }
     // The remainders: lanes 1-3 are `overlap` bytes longer, the last lane also takes n % lanes.
     const std::uint32_t states[lanes] = {s0, s1, s2, s3};
@@ -162,11 +162,13 @@ std::vector<int> literal_matcher::find_all(std::string_view text) const {
       std::uint32_t state = states[j];
       const unsigned char* stop = j + 1 == lanes ? bytes + n : bytes + (j + 1) * part;
       for (const unsigned char* q = starts[j] + part; q < stop; ++q) {
-        const std::uint16_t step = table[state * columns + column[*q]];
-        state = step & ~output_bit;
-        if (step & output_bit) emit(step);
+        state = table[state * columns + column[*q]] & ~output_bit;
+        seen[state] = now;
       }
     }
+    for (std::uint32_t state : output_states_)
+      if (seen[state] == now)
+        for (auto k = outputs_[state]; output_ids_[k] >= 0; ++k) found.push_back(output_ids_[k]);
     from = n;
   }
   {

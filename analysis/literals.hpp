@@ -34,7 +34,8 @@ class literal_matcher {
   std::vector<int> output_ids_;        // per state run of literal ids, terminated by -1
   std::vector<int> non_ascii_;         // literals reported when the text has a byte >= 0x80
   std::size_t literal_count_ = 0;
-  std::size_t longest_ = 0;            // longest prefix looked for (lanes of a long text overlap by longest_ - 1)
+  std::size_t longest_ = 0;
+  std::vector<std::uint32_t> output_states_;  // states with outputs            // longest prefix looked for (lanes of a long text overlap by longest_ - 1)
 };
 
 }  // namespace warden::analysis
