@@ -133,37 +133,27 @@ std::vector<int> literal_matcher::find_all(std::string_view text) const {
   const std::size_t columns = columns_;
   std::size_t from = 0;
   if (n >= 2048) {
-    constexpr std::size_t lanes = 4;
+    constexpr std::size_t lanes = 8;
     const std::size_t part = n / lanes, overlap = longest_ > 0 ? longest_ - 1 : 0;
-    const unsigned char* p0 = bytes;
-    const unsigned char* p1 = bytes + part - overlap;
-    const unsigned char* p2 = bytes + 2 * part - overlap;
-    const unsigned char* p3 = bytes + 3 * part - overlap;
-    std::uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    const unsigned char* start[lanes];
+    for (std::size_t j = 0; j < lanes; ++j) start[j] = j == 0 ? bytes : bytes + j * part - overlap;
+    std::uint32_t lane_state[lanes] = {};
     // Every state entered is stamped, without a branch (outputs are frequent in prose, and a
     // mispredicted branch per output cost more than the store); states with outputs are read
     // back once at the end.
     std::uint32_t* seen = stamp.data();
     const std::uint32_t now = epoch;
     for (std::size_t i = 0; i < part; ++i) {  // every lane has at least `part` bytes
-      s0 = table[s0 * columns + column[p0[i]]] & ~output_bit;
-      s1 = table[s1 * columns + column[p1[i]]] & ~output_bit;
-      s2 = table[s2 * columns + column[p2[i]]] & ~output_bit;
-      s3 = table[s3 * columns + column[p3[i]]] & ~output_bit;
-      seen[s0] = now;
-      seen[s1] = now;
-      seen[s2] = now;
-      seen[s3] = now;
+      for (std::size_t j = 0; j < lanes; ++j) lane_state[j] = table[lane_state[j] * columns + column[start[j][i]]] & ~output_bit;
+      for (std::size_t j = 0; j < lanes; ++j) seen[lane_state[j]] = now;
     }
-    // The remainders: lanes 1-3 are `overlap` bytes longer, the last lane also takes n % lanes.
-    const std::uint32_t states[lanes] = {s0, s1, s2, s3};
-    const unsigned char* starts[lanes] = {p0, p1, p2, p3};
+    // The remainders: later lanes are `overlap` bytes longer, the last lane also takes n % lanes.
     for (std::size_t j = 0; j < lanes; ++j) {
-      std::uint32_t state = states[j];
+      std::uint32_t s = lane_state[j];
       const unsigned char* stop = j + 1 == lanes ? bytes + n : bytes + (j + 1) * part;
-      for (const unsigned char* q = starts[j] + part; q < stop; ++q) {
-        state = table[state * columns + column[*q]] & ~output_bit;
-        seen[state] = now;
+      for (const unsigned char* q = start[j] + part; q < stop; ++q) {
+        s = table[s * columns + column[*q]] & ~output_bit;
+        seen[s] = now;
       }
     }
     for (std::uint32_t state : output_states_)

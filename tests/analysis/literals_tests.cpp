@@ -33,9 +33,9 @@ TEST_CASE("literal matcher: occurrences at the start, the end and across every l
   const std::vector<std::string> literals{"ignore", "previous", "ab", "xyz", "qq"};
   literal_matcher matcher(literals);
   for (std::size_t n : {1024u, 2048u, 2049u, 2051u, 4096u, 4099u, 16384u}) {
-    const std::size_t part = n / 4;
+    const std::size_t part = n / 8;
     std::vector<std::size_t> spots{0, n - 6};
-    for (std::size_t cut : {part, 2 * part, 3 * part})
+    for (std::size_t cut : {part, 2 * part, 3 * part, 4 * part, 7 * part})
       for (std::size_t back = 0; back <= 6; ++back) spots.push_back(cut - back);
     for (std::size_t at : spots) {
       std::string text(n, '.');
