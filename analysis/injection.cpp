@@ -279,49 +279,72 @@ class prefilter {
     else unfiltered_.push_back(static_cast<int>(count_));
     ++count_;
   }
-  // Extra words looked for in the same pass (by their first five bytes: a reported word may still
-  // be absent, an unreported one is). Call before compile(); returns the word's bit in `cues`.
-  std::uint32_t add_cue(std::string word) {
-    cue_words_.push_back(std::move(word));
-    return 1u << (cue_words_.size() - 1);
+  // Extra literals looked for in the same pass (by their first five bytes: a reported literal may
+  // still be absent, an unreported one is absent). Call before compile(); returns the extra's index.
+  std::size_t add_extra(std::string literal) {
+    extras_.push_back(std::move(literal));
+    return extras_.size() - 1;
   }
+  // A cue word is an extra among the first 32; returns its bit in `cues`.
+  std::uint32_t add_cue(std::string word) { return 1u << add_extra(std::move(word)); }
+  std::size_t extra_count() const { return extras_.size(); }
   void compile() {
-    std::vector<std::string> atoms;
-    if (!filter_ids_.empty()) filter_.Compile(&atoms);
-    atom_count_ = atoms.size();
-    atoms.insert(atoms.end(), cue_words_.begin(), cue_words_.end());
-    atoms_ = literal_matcher(atoms);
+    if (!filter_ids_.empty()) filter_.Compile(&atom_list_);
+    std::vector<std::string> literals = atom_list_;
+    literals.insert(literals.end(), extras_.begin(), extras_.end());
+    atoms_ = literal_matcher(literals);
   }
+  // The literals the prefilter looks for (after compile).
+  const std::vector<std::string>& atoms() const { return atom_list_; }
   // possible[i] is false only when regex i provably cannot match text. Short texts skip the
   // prefilter: its fixed cost (atom tree propagation) exceeds a DFA pass over a few hundred bytes.
-  // `cues` (optional) gets the bits of the cue words that may occur (all of them for short texts).
-  std::vector<bool> possible(std::string_view text, std::uint32_t* cues = nullptr) const {
+  // `cues` (optional) gets the bits of the cue words that may occur (all of them for short texts),
+  // `extras` (optional) the indices of the extras that may occur (ascending; all for short texts).
+  std::vector<bool> possible(std::string_view text, std::uint32_t* cues = nullptr, std::vector<int>* extras = nullptr) const {
     if (cues) *cues = ~0u;
+    if (extras) {
+      extras->clear();
+      for (std::size_t i = 0; i < extras_.size(); ++i) extras->push_back(static_cast<int>(i));
+    }
     if (text.size() < min_text || filter_ids_.empty()) return std::vector<bool>(count_, true);
+    std::vector<int> found = atoms_.find_all(text);
+    const auto first_extra = std::lower_bound(found.begin(), found.end(), static_cast<int>(atom_list_.size()));
+    if (cues) {
+      *cues = 0;
+      for (auto it = first_extra; it != found.end(); ++it)
+        if (std::size_t bit = static_cast<std::size_t>(*it) - atom_list_.size(); bit < 32) *cues |= 1u << bit;
+    }
+    if (extras) {
+      extras->clear();
+      for (auto it = first_extra; it != found.end(); ++it) extras->push_back(*it - static_cast<int>(atom_list_.size()));
+    }
+    found.erase(first_extra, found.end());
+    return possible_from(found);
+  }
+  // The same answer from the atoms (indices into atoms(), ascending) found in a text of at least
+  // min_text bytes, e.g. by another prefilter's pass that also looked for these atoms.
+  std::vector<bool> possible_from(const std::vector<int>& found) const {
+    if (filter_ids_.empty()) return std::vector<bool>(count_, true);
     std::vector<bool> out(count_, false);
     for (int i : unfiltered_) out[static_cast<std::size_t>(i)] = true;
     std::vector<int> passed;
-    std::vector<int> found = atoms_.find_all(text);
-    if (cues) *cues = 0;
-    while (!found.empty() && static_cast<std::size_t>(found.back()) >= atom_count_) {
-      if (cues) *cues |= 1u << (static_cast<std::size_t>(found.back()) - atom_count_);
-      found.pop_back();
-    }
     filter_.AllPotentials(found, &passed);
     for (int id : passed) out[static_cast<std::size_t>(filter_ids_[static_cast<std::size_t>(id)])] = true;
     return out;
   }
+  static constexpr std::size_t min_text = 512;
 
  private:
-  static constexpr std::size_t min_text = 512;
   re2::FilteredRE2 filter_{2};
   literal_matcher atoms_;
+  std::vector<std::string> atom_list_;
   std::vector<int> filter_ids_;  // filter id -> regex index
   std::vector<int> unfiltered_;  // regexes RE2 would not take: never filtered out
   std::size_t count_ = 0;
-  std::vector<std::string> cue_words_;
-  std::size_t atom_count_ = 0;
+  std::vector<std::string> extras_;
 };
+
+const std::vector<std::string>& secret_atoms();
 
 bool any_of(const std::vector<bool>& bits) { return std::find(bits.begin(), bits.end(), true) != bits.end(); }
 
@@ -334,6 +357,7 @@ struct compiled_bank {
   std::vector<std::string> errors;
   // Words announcing an encoding (alternative views), found by the prefilter's pass.
   std::uint32_t rot13_cue = 0, rot_13_cue = 0, caesar_cue = 0, revers_cue = 0;
+  std::size_t first_secret_extra = 0;  // extras from here on are the secret prefilter's atoms
 };
 
 re2::RE2::Options bank_options() {
@@ -373,6 +397,10 @@ const compiled_bank& bank() {
     b.rot_13_cue = b.filter.add_cue("rot-13");
     b.caesar_cue = b.filter.add_cue("caesar");
     b.revers_cue = b.filter.add_cue("revers");
+    // The secret patterns' literals ride along: on ASCII text (where the view is the raw text) one
+    // pass answers both prefilters.
+    b.first_secret_extra = b.filter.extra_count();
+    for (const std::string& atom : secret_atoms()) b.filter.add_extra(atom);
     b.filter.compile();
     return b;
   }();
@@ -421,6 +449,8 @@ const secret_bank& secrets() {
   }();
   return compiled;
 }
+
+const std::vector<std::string>& secret_atoms() { return secrets().filter.atoms(); }
 
 double shannon_entropy(std::string_view s) {
   std::array<int, 256> counts{};
@@ -766,7 +796,16 @@ class evaluator {
   injection_result run() {
     const auto& b = bank();
     std::string_view view = norm_.view();
-    if (view.size() >= 6 && b.set && any_of(possible_ = b.filter.possible(view, &cues_))) {
+    if (view.size() >= 6 && b.set) {
+      possible_ = b.filter.possible(view, &cues_, &extras_);
+      if (norm_.identity() && view.size() >= prefilter::min_text) {
+        // The view is the raw text: the secret prefilter's atoms were looked for in this pass.
+        secret_atoms_known_ = true;
+        for (int e : extras_)
+          if (static_cast<std::size_t>(e) >= b.first_secret_extra) secret_atoms_found_.push_back(e - static_cast<int>(b.first_secret_extra));
+      }
+    }
+    if (view.size() >= 6 && b.set && any_of(possible_)) {
       re2::RE2::Set::ErrorInfo info{};
       matched_.clear();
       bool any = b.set->Match(view, &matched_, &info);
@@ -1298,7 +1337,9 @@ class evaluator {
 
     // Embedded secrets (raw text, case-sensitive).
     std::vector<int> secret_hits;
-    if (raw_.size() >= 20 && secrets().set && any_of(secrets().filter.possible(raw_)) && secrets().set->Match(raw_, &secret_hits)) {
+    if (raw_.size() >= 20 && secrets().set &&
+        any_of(secret_atoms_known_ ? secrets().filter.possible_from(secret_atoms_found_) : secrets().filter.possible(raw_)) &&
+        secrets().set->Match(raw_, &secret_hits)) {
       std::sort(secret_hits.begin(), secret_hits.end());
       for (int index : secret_hits) {
         const auto& pattern = secrets().patterns[static_cast<std::size_t>(index)];
@@ -1367,6 +1408,9 @@ class evaluator {
   std::vector<int> matched_;
   std::vector<bool> possible_;  // per pattern: not ruled out by the literal prefilter
   std::uint32_t cues_ = ~0u;     // cue words (compiled_bank::*_cue) that may occur in the view
+  std::vector<int> extras_;                // prefilter extras that may occur in the view
+  bool secret_atoms_known_ = false;        // secret_atoms_found_ holds the secret prefilter's answer
+  std::vector<int> secret_atoms_found_;    // its atoms present in the raw text (ascending)
   injection_result result_;
   bool obfuscated_ = false;
 };
