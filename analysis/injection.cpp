@@ -632,15 +632,36 @@ struct blob {
   const char* encoding;
 };
 
+// The next maximal run of base64 bytes of at least 32 bytes starting at or after `from` (which is
+// not inside a run): [begin, end), or begin == npos. A run of 32 or more covers two positions 16
+// apart on any grid whose steps are at most 16, so the scan samples one byte in 16 and only looks
+// closer where a sample and the byte 16 further are both base64.
+std::pair<std::size_t, std::size_t> next_long_b64_run(std::string_view raw, std::size_t from) {
+  const auto n = raw.size();
+  auto b64 = [&](std::size_t k) { return b64_value(static_cast<unsigned char>(raw[k])) >= 0; };
+  std::size_t p = from;
+  while (p + 16 < n) {
+    if (!b64(p) || !b64(p + 16)) { p += 16; continue; }
+    std::size_t end = p + 1;
+    while (end < n && b64(end)) ++end;
+    if (end <= p + 16) { p = end; continue; }  // the run holding p stops before p + 16
+    std::size_t begin = p;
+    while (begin > from && b64(begin - 1)) --begin;
+    if (end - begin >= 32) return {begin, end};
+    p = end;
+  }
+  return {std::string_view::npos, n};
+}
+
 std::vector<blob> find_encoded_blobs(std::string_view raw) {
   std::vector<blob> found;
   const auto n = raw.size();
   std::size_t i = 0;
   while (i < n && found.size() < 8) {
-    if (b64_value(static_cast<unsigned char>(raw[i])) < 0) { ++i; continue; }
-    std::size_t j = i;
-    while (j < n && b64_value(static_cast<unsigned char>(raw[j])) >= 0) ++j;
-    if (j - i < 32) { i = j + 1; continue; }
+    auto [run_begin, run_end] = next_long_b64_run(raw, i);
+    if (run_begin == std::string_view::npos) break;
+    i = run_begin;
+    const std::size_t j = run_end;
     bool upper = false, lower = false, digit = false;
     for (std::size_t k = i; k < j; ++k) {
       unsigned char d = static_cast<unsigned char>(raw[k]);

@@ -120,3 +120,21 @@ TEST_CASE("invisible characters inside a trigger word: reported, and the instruc
     CHECK(has_rule(findings, "poison.instruction-override", severity::high));
   }
 }
+
+TEST_CASE("encoded blobs are found wherever they start, short runs are not") {
+  // 51 base64 bytes plus padding that decode to readable text; 24 bytes (too short to count).
+  const std::string blob = "cGxlYXNlIHJlYWQgdGhlIGRvY3Mgbm93IGFuZCBzdGF5IGNhbG0=";
+  const std::string short_blob = "c2VlIHRoZSBub3Rlcywgb2s=";
+  for (std::size_t shift = 0; shift < 40; ++shift) {
+    CAPTURE(shift);
+    const std::string pad(shift, '#');
+    CHECK(has_rule(scan_field(pad + blob), "poison.encoded-payload"));
+    CHECK(has_rule(scan_field(pad + " " + blob + " and more words after it"), "poison.encoded-payload"));
+    CHECK(has_rule(scan_field(filler(3000, false) + pad + blob), "poison.encoded-payload"));
+    CHECK(has_rule(scan_field(blob + pad + filler(3000, true)), "poison.encoded-payload"));
+    CHECK_FALSE(has_rule(scan_field(filler(3000, false) + pad + short_blob + " end."), "poison.encoded-payload"));
+  }
+  // Thirty-one base64 bytes are not a blob, thirty-two can be (when they decode to text).
+  CHECK_FALSE(has_rule(scan_field("x " + blob.substr(0, 31) + " y"), "poison.encoded-payload"));
+  CHECK(has_rule(scan_field("x " + blob.substr(0, 32) + " y"), "poison.encoded-payload"));
+}
