@@ -18,6 +18,7 @@
 
 #include "transports/beast_stream.hpp"
 #include "transports/http_rules.hpp"
+#include "transports/oauth_client.hpp"
 #include "transports/sse_parser.hpp"
 
 namespace warden::transports {
@@ -300,6 +301,8 @@ class upstream_state : public std::enable_shared_from_this<upstream_state> {
     req.set(http::field::host, url_.host_header());
     req.set(http::field::user_agent, "mcp-warden/0.1");
     for (const auto& [name, value] : options_.headers) req.set(name, value);
+    if (options_.oauth)
+      if (auto token = options_.oauth->authorization(); !token.empty()) req.set(http::field::authorization, token);
     if (!session_id_.empty() && mode_ != http_transport::sse) req.set("Mcp-Session-Id", session_id_);
     if (info && !info->modern_version.empty()) {
       req.set("MCP-Protocol-Version", info->modern_version);
@@ -312,8 +315,31 @@ class upstream_state : public std::enable_shared_from_this<upstream_state> {
     return req;
   }
 
-  // Sends `req`, retrying once on a fresh connection when a pooled one turns out to be stale.
+  // Sends `req`; a 401 (or a 403 for insufficient scope) runs the OAuth flow and sends it again
+  // with the new token (at most twice: authorisation, then a step-up).
   asio::awaitable<std::unique_ptr<lease>> send_request(http::request<http::string_body>& req, std::string& failure) {
+    for (int round = 0;; ++round) {
+      auto l = co_await send_once(req, failure);
+      if (!l || !options_.oauth || round == 2) co_return l;
+      const auto& res = l->parser->get();
+      if (res.result_int() != 401 && res.result_int() != 403) co_return l;
+      std::vector<std::string> challenges;
+      for (const auto& field : res)
+        if (field.name() == http::field::www_authenticate) challenges.emplace_back(field.value());
+      auto outcome = co_await options_.oauth->on_challenge(executor_, res.result_int(), std::move(challenges),
+                                                           std::string(req[http::field::authorization]));
+      if (outcome.what == oauth::verdict::not_mine || aborted_) co_return l;
+      if (outcome.what == oauth::verdict::give_up) {
+        failure = "the server answered HTTP " + std::to_string(res.result_int()) + "; " + outcome.reason;
+        co_return nullptr;
+      }
+      l.reset();  // the refusal's connection is not reused
+      req.set(http::field::authorization, options_.oauth->authorization());
+    }
+  }
+
+  // Sends `req`, retrying once on a fresh connection when a pooled one turns out to be stale.
+  asio::awaitable<std::unique_ptr<lease>> send_once(http::request<http::string_body>& req, std::string& failure) {
     for (int attempt = 0; attempt < 2; ++attempt) {
       auto l = co_await connect(failure, attempt == 0);
       if (!l) co_return nullptr;

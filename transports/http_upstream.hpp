@@ -17,6 +17,10 @@
 
 namespace warden::transports {
 
+namespace oauth {
+class client;
+}
+
 enum class http_transport { auto_detect, streamable_http, sse };
 
 struct http_upstream_options {
@@ -31,6 +35,7 @@ struct http_upstream_options {
   std::size_t max_message_bytes = 64u << 20;
   std::size_t max_header_bytes = 64u << 10;
   unsigned max_reconnects = 5;                     // per stream, without progress in between
+  std::shared_ptr<oauth::client> oauth;            // authorises on 401 / insufficient_scope 403 (null: off)
 };
 
 // Checks the URL, headers and TLS files now; connects lazily on the first message.
