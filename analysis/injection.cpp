@@ -517,6 +517,8 @@ std::size_t count_spaced_letters(std::string_view view) {
   // Each counted i has its separator at p = i + 1: visit separators only.
   auto at = [&](std::size_t p) -> std::size_t {
     const std::size_t i = p - 1;
+    // Usually the separator ends a longer word: decided by the two bytes before it.
+    if (i > 0 && (cue_class[v[i - 1]] & 2)) return 0;
     const unsigned before = i == 0 ? 0 : cue_class[v[i - 1]];
     const unsigned after = i + 3 >= n ? 0 : cue_class[v[i + 3]];
     return cue_class[v[i]] & (cue_class[v[i + 1]] >> 2) & cue_class[v[i + 2]] & ~(before >> 1) & ~(after >> 1) & 1u;
