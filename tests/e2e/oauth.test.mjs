@@ -9,7 +9,7 @@
 // stateful session whose GET stream and DELETE need the token too).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PEERS_MODULES, SDK_MODULE_DIR, sdk, tempDir, wardenBin } from './support/peers.mjs';
 import { freePort, startProcess } from './support/http.mjs';
@@ -50,7 +50,7 @@ function wardenClient(args) {
   return { client, transport, waitStderr, stderr: () => stderr };
 }
 
-test('interactive OAuth: URL on stderr, loopback redirect, token cached 0600 and reused, never logged', { skip }, async () => {
+test('interactive OAuth: URL on stderr, loopback redirect, token cached 0600, reused, refreshed, never logged', { skip }, async () => {
   const servers = await scenarioServers('auth/metadata-default');
   const tmp = tempDir('mcpw-oauth-');
   const cache = join(tmp.dir, 'nested', 'tokens.json');
@@ -91,6 +91,22 @@ test('interactive OAuth: URL on stderr, loopback redirect, token cached 0600 and
     assert.match(second.stderr(), /using the cached OAuth token/);
     assert.doesNotMatch(second.stderr(), /Open this URL|starting OAuth/);
     assert.ok(!second.stderr().includes(entry.tokens.access_token));
+
+    // Third run: the cached token has expired; the refresh token gets a new one, nobody is asked.
+    const doc = JSON.parse(readFileSync(cache, 'utf8'));
+    Object.assign(doc.servers[servers.url].tokens, { expires_at: 1000, refresh_token: 'refresh-me' });
+    writeFileSync(cache, JSON.stringify(doc));
+    const third = wardenClient(args);
+    await third.client.connect(third.transport);
+    assert.equal((await third.client.listTools()).tools.length, 1);
+    await third.client.close();
+    assert.match(third.stderr(), /OAuth token refreshed/);
+    assert.doesNotMatch(third.stderr(), /Open this URL/);
+    assert.ok(!third.stderr().includes('refresh-me'));
+    const refreshed = JSON.parse(readFileSync(cache, 'utf8')).servers[servers.url].tokens;
+    assert.notEqual(refreshed.access_token, entry.tokens.access_token);
+    assert.equal(refreshed.refresh_token, 'refresh-me', 'kept when the server issues no new one');
+    assert.ok(refreshed.expires_at > Date.now() / 1000);
   } finally {
     tmp.cleanup();
     await servers.stop('SIGKILL');
