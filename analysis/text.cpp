@@ -307,10 +307,14 @@ bool fails_restriction(std::string_view utf8) {
   const auto* checker = icu().restriction_checker;
   if (!checker || !is_valid_utf8(utf8) || utf8.size() > 4096) return false;
   // Prose repeats its words: short answers are remembered (per thread, bounded).
-  thread_local std::unordered_map<std::string, bool> cache;
+  struct view_hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view v) const noexcept { return std::hash<std::string_view>{}(v); }
+  };
+  thread_local std::unordered_map<std::string, bool, view_hash, std::equal_to<>> cache;
   const bool cacheable = utf8.size() <= 64;
   if (cacheable)
-    if (auto it = cache.find(std::string(utf8)); it != cache.end()) return it->second;
+    if (auto it = cache.find(utf8); it != cache.end()) return it->second;
   UErrorCode status = U_ZERO_ERROR;
   int32_t result = uspoof_checkUTF8(checker, utf8.data(), static_cast<int32_t>(utf8.size()), nullptr, &status);
   const bool fails = U_SUCCESS(status) && result != 0;
