@@ -358,7 +358,7 @@ result<token_set> parse_token_response(unsigned status, std::string_view body, s
   out.refresh_token = string_field(doc, "refresh_token");
   out.scope = string_field(doc, "scope");
   if (const auto it = doc.find("expires_in"); it != doc.end() && it->is_number() && it->get<double>() > 0)
-    out.expires_at = now + static_cast<std::int64_t>(it->get<double>());
+    out.expires_at = now + static_cast<std::int64_t>(std::min(it->get<double>(), 10.0 * 365 * 86400));  // at most 10 years
   return out;
 }
 

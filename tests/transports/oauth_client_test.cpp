@@ -158,4 +158,39 @@ TEST_CASE("oauth: token responses") {
   CHECK(refused.error_message() == "the token endpoint refused (HTTP 400, invalid_grant: code expired)");
   CHECK_FALSE(parse_token_response(200, R"({"access_token":"T","token_type":"DPoP"})", 0));
   CHECK_FALSE(parse_token_response(200, "not json", 0));
+  auto forever = parse_token_response(200, R"({"access_token":"T","expires_in":1e308})", 0);
+  REQUIRE(forever);
+  CHECK(forever->expires_at == 10LL * 365 * 86400);
+}
+
+// Every prefix and many random mutations of real inputs: the parsers never crash and never read
+// out of bounds (the ASan stage runs this too).
+TEST_CASE("oauth: parsers on truncated and mutated input") {
+  const std::vector<std::string> seeds = {
+      R"(Basic realm="a\"b", Bearer error="insufficient_scope", scope="a b", resource_metadata="http://h/x")",
+      R"({"resource":"http://h/mcp","authorization_servers":["http://as"],"scopes_supported":["a"]})",
+      R"({"issuer":"http://as","token_endpoint":"http://as/t","code_challenge_methods_supported":["S256"]})",
+      R"({"access_token":"T","token_type":"Bearer","expires_in":1e308,"refresh_token":"R"})",
+      "code=a%2&state=%zz+%&=&&x"};
+  unsigned state = 12345;
+  auto next = [&] { return state = state * 1103515245u + 12345u; };
+  for (const auto& seed : seeds) {
+    for (std::size_t cut = 0; cut <= seed.size(); ++cut) {
+      const std::string text = seed.substr(0, cut);
+      (void)parse_www_authenticate(text);
+      (void)parse_resource_metadata(text);
+      (void)parse_server_metadata(text, "http://as");
+      (void)parse_token_response(200, text, 0);
+      (void)parse_query(text);
+    }
+    for (int round = 0; round < 500; ++round) {
+      std::string text = seed;
+      for (int k = 0; k < 4; ++k) text[next() % text.size()] = static_cast<char>(next() % 256);
+      (void)parse_www_authenticate(text);
+      (void)parse_query(text);
+      (void)split_scopes(text);
+      CHECK(percent_encode(text).find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~%") ==
+            std::string::npos);
+    }
+  }
 }
