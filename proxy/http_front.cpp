@@ -368,10 +368,8 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
     if (auto it = self->sessions_.find(s->id); it != self->sessions_.end() && it->second == s) self->sessions_.erase(it);
     --self->live_sessions_;
     self->stopped_wait_.cancel();
-    // The session's own coroutines finish their last steps after run() returns: keep it alive
-    // a little longer (it must outlive them).
-    asio::steady_timer linger(self->executor_, 2s);
-    co_await linger.async_wait(use_tuple);
+    // run() returns only after the session's last coroutine: it can go now (this also breaks the
+    // reference cycle front_session -> relay -> front_reader/writer -> front_session).
     s->relay.reset();
     s->streams.clear();
     s->routes.clear();

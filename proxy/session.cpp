@@ -169,6 +169,10 @@ class session::impl {
   // --- plumbing ---
   asio::awaitable<void> send(message_queue& queue, std::string bytes);
   void post(message_queue& queue, std::string bytes);
+  // Every coroutine of the session starts here and is counted, so that run() can return only
+  // once none is left: the session may then be destroyed at once.
+  void spawn(asio::awaitable<void> task);
+  asio::awaitable<void> stop_tasks();
   static void release(message_queue& queue, std::size_t size);
   asio::awaitable<void> expire_requests();
   void notify() { wakeup_.cancel(); }
@@ -186,6 +190,7 @@ class session::impl {
   asio::steady_timer sweep_timer_;
   asio::signal_set signals_;
   bool finished_ = false;
+  std::size_t live_tasks_ = 0;
 
   std::unordered_map<std::string, pending_request> client_requests_;  // client -> server
   std::unordered_map<std::string, pending_request> server_requests_;  // server -> client
@@ -213,21 +218,59 @@ class session::impl {
 // ---------------------------------------------------------------------------------------------
 
 asio::awaitable<session_outcome> session::impl::run() {
-  asio::co_spawn(executor_, relay_client(), asio::detached);
-  asio::co_spawn(executor_, relay_server(), asio::detached);
-  asio::co_spawn(executor_, drain_queue(to_client_, *client_out_, client_writer_failed_, client_writer_done_),
-                 asio::detached);
-  asio::co_spawn(executor_, drain_queue(to_server_, server_->input(), server_writer_failed_, server_writer_done_),
-                 asio::detached);
-  asio::co_spawn(executor_, watch_child(), asio::detached);
-  asio::co_spawn(executor_, watch_signals(), asio::detached);
-  if (options_.request_timeout.count() > 0) asio::co_spawn(executor_, expire_requests(), asio::detached);
-  co_return co_await supervise();
+  spawn(relay_client());
+  spawn(relay_server());
+  spawn(drain_queue(to_client_, *client_out_, client_writer_failed_, client_writer_done_));
+  spawn(drain_queue(to_server_, server_->input(), server_writer_failed_, server_writer_done_));
+  spawn(watch_child());
+  spawn(watch_signals());
+  if (options_.request_timeout.count() > 0) spawn(expire_requests());
+  session_outcome outcome = co_await supervise();
+  co_await stop_tasks();
+  co_return outcome;
+}
+
+void session::impl::spawn(asio::awaitable<void> task) {
+  ++live_tasks_;
+  asio::co_spawn(executor_, std::move(task), [this](std::exception_ptr failure) {
+    --live_tasks_;
+    if (failure) {
+      try {
+        std::rethrow_exception(failure);
+      } catch (const std::exception& e) {
+        spdlog::error("session task failed: {}", e.what());
+      } catch (...) {
+        spdlog::error("session task failed");
+      }
+    }
+    notify();
+  });
+}
+
+// After supervise(): everything still waiting is woken with an error or end of input, and we
+// wait until the last coroutine has returned (repeating the wake-up for any that started a new
+// wait meanwhile), so nothing touches the session after run() completes.
+asio::awaitable<void> session::impl::stop_tasks() {
+  finished_ = true;
+  for (int round = 0; live_tasks_ > 0; ++round) {
+    client_in_->cancel();
+    server_->output().cancel();
+    to_client_.channel.close();
+    to_server_.channel.close();
+    to_client_.space_freed.cancel();
+    to_server_.space_freed.cancel();
+    if (!client_writer_done_) client_out_->close();
+    signals_.cancel();
+    sweep_timer_.cancel();
+    for (auto& [key, held] : held_) held.timer->cancel();
+    if (co_await wait_until([&] { return live_tasks_ == 0; }, clock_type::now() + std::chrono::milliseconds(200))) break;
+    if (round == 10) spdlog::warn("{} session tasks still running after the session ended", live_tasks_);
+  }
 }
 
 asio::awaitable<void> session::impl::relay_client() {
   const parse_limits limits{options_.max_depth, /*document=*/false};
-  for (;;) {
+  while (!finished_) {
     transports::read_outcome in = co_await client_in_->async_read_message();
     if (in.ec) {
       if (in.ec != asio::error::eof && in.ec != asio::error::operation_aborted)
@@ -266,7 +309,7 @@ asio::awaitable<void> session::impl::relay_client() {
 
 asio::awaitable<void> session::impl::relay_server() {
   const parse_limits limits{options_.max_depth, /*document=*/false};
-  for (;;) {
+  while (!finished_) {
     transports::read_outcome in = co_await server_->output().async_read_message();
     if (in.ec) {
       if (in.ec != asio::error::eof && in.ec != asio::error::operation_aborted)
@@ -422,10 +465,12 @@ asio::awaitable<void> session::impl::send(message_queue& queue, std::string byte
   // Back-pressure by bytes as well as by count; one message larger than the budget still passes
   // once the queue is empty, so nothing within --max-message-bytes can wedge a direction.
   while (queue.queued_bytes > 0 && queue.queued_bytes + bytes.size() > options_.queue_bytes) {
+    if (finished_) co_return;
     queue.space_freed.expires_at(clock_type::time_point::max());
     error_code ignored;
     co_await queue.space_freed.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
   }
+  if (finished_) co_return;
   queue.queued_bytes += bytes.size();
   // Room in the channel (the usual case): no suspension, so no trip through the scheduler.
   // try_send leaves `bytes` alone when it fails.
@@ -441,7 +486,7 @@ void session::impl::release(message_queue& queue, std::size_t size) {
 
 void session::impl::post(message_queue& queue, std::string bytes) {
   // Our own messages must never wait behind back-pressure in the reader that produced them.
-  asio::co_spawn(executor_, send(queue, std::move(bytes)), asio::detached);
+  spawn(send(queue, std::move(bytes)));
 }
 
 // A hung server must not hang the client: past --request-timeout-ms a request gets an error, and
@@ -743,7 +788,7 @@ asio::awaitable<void> session::impl::hold_and_ask(verdict&& decision, const mess
   auto timer = std::make_shared<asio::steady_timer>(executor_, decision.ask_timeout);
   held_[key] = held_request{msg, std::move(raw), std::move(decision.resume), timer};
   spdlog::info("holding '{}' while the user is asked: {}", msg.method, decision.reason);
-  asio::co_spawn(executor_, expire_held(key, timer), asio::detached);
+  spawn(expire_held(key, timer));
   json request = {{"jsonrpc", "2.0"}, {"id", id}, {"method", "elicitation/create"}, {"params", std::move(decision.question)}};
   ++counters_.internal_requests;
   co_await send(to_client_, request.dump(-1, ' ', false, json::error_handler_t::replace));

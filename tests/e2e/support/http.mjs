@@ -45,9 +45,12 @@ export function startProcess(argv, { env = {}, ready, timeoutMs = 15000 } = {}) 
           proc,
           match: m,
           output: () => output,
-          stop: (signal = 'SIGTERM') => new Promise((res) => {
-            if (proc.exitCode !== null || proc.signalCode !== null) return res(proc.exitCode);
-            proc.once('exit', (code, sig) => res(code ?? sig));
+          // Resolves with the exit code (or signal); a sanitizer report in the output fails.
+          stop: (signal = 'SIGTERM') => new Promise((res, rej) => {
+            const done = (code) => (/ERROR: (Leak|Address|Thread)Sanitizer|runtime error:/.test(output)
+              ? rej(new Error(`sanitizer report from ${argv[0]}:\n${output.slice(-4000)}`)) : res(code));
+            if (proc.exitCode !== null || proc.signalCode !== null) return done(proc.exitCode ?? proc.signalCode);
+            proc.once('close', (code, sig) => done(code ?? sig));
             proc.kill(signal);
           }),
         });
@@ -61,11 +64,8 @@ export function startProcess(argv, { env = {}, ready, timeoutMs = 15000 } = {}) 
 
 /** mcp-warden serve on a free port; `.url` is the Streamable HTTP endpoint. */
 export async function startServe(args, server = ['--', process.execPath, EVERYTHING_JS, 'stdio']) {
-  // Known gap (closing note, issue 8): serve frees its sessions on a timer that never fires after
-  // stop, so LeakSanitizer reports them at exit; leak checking stays on for everything else.
-  const env = process.env.WARDEN_SANITIZED ? { ASAN_OPTIONS: `${process.env.ASAN_OPTIONS ?? ''}:detect_leaks=0` } : {};
   const p = await startProcess([wardenBin(), 'serve', '--listen', '127.0.0.1:0', ...args, ...server], {
-    env, ready: /listening on (https?:\/\/\S+)/,
+    ready: /listening on (https?:\/\/\S+)/,
   });
   p.url = p.match[1];
   p.origin = new URL(p.url).origin;
