@@ -3,8 +3,10 @@
 
 usage: report.py RESULTS_DIR DOC.md PLOT_DIR
 
-Only the part of DOC.md between the generated markers is rewritten; the hand-written analysis
-around it stays. Medians over repetitions; ratios are taken against baselines of the same run.
+Only the parts of DOC.md between the generated markers are rewritten; the hand-written analysis
+around them stays. The stdio block is rewritten when the results hold the stdio cases, the HTTP
+block when they hold the HTTP cases (`bench/run.sh --only http` leaves the stdio block as it is).
+Medians over repetitions; ratios are taken against baselines of the same run.
 Standard library only."""
 import os
 import statistics
@@ -13,6 +15,8 @@ from collections import defaultdict
 
 BEGIN = "<!-- generated:begin (bench/report.py rewrites this part) -->"
 END = "<!-- generated:end -->"
+HTTP_BEGIN = "<!-- generated-http:begin (bench/report.py rewrites this part) -->"
+HTTP_END = "<!-- generated-http:end -->"
 
 
 def load(results_dir):
@@ -257,6 +261,72 @@ def generate(cases, machine, plot_dir, doc_dir):
     return "\n".join(lines)
 
 
+HTTP_FRONTS = [("warden", "mcp-warden serve"), ("supergateway", "supergateway"), ("mcp_proxy", "mcp-proxy")]
+
+
+def generate_http(cases, machine, plot_dir, doc_dir):
+    g = lambda name, key: cases.get(name, {}).get(key)
+    sessions = sorted({int(k.split(".")[1][1:]) for k in cases if k.startswith("http.s")})
+    lines = []
+    lines.append(f"Run of {machine.get('date', '?')} at commit `{machine.get('commit', '?')}` on "
+                 f"{machine.get('cores', '?')} cores ({machine.get('cpu', '?')}), kernel {machine.get('kernel', '?')}, "
+                 f"{machine.get('compiler', '?')}, Node {machine.get('node', '?')}, supergateway "
+                 f"{machine.get('supergateway', '?')}, mcp-proxy {machine.get('mcp_proxy', '?')}; load average at the "
+                 f"end {machine.get('load', '?')}. Medians of {machine.get('reps', '?')} interleaved repetitions; "
+                 f"{machine.get('http_n', '?')} measured calls per case, split evenly over the sessions, after "
+                 f"{machine.get('http_warm', '?')} warm-up calls (likewise split). Command: `bench/run.sh --only http`.")
+    lines.append("")
+    rel = os.path.relpath(plot_dir, doc_dir)
+    lines.append("### HTTP front: serve vs supergateway vs mcp-proxy")
+    lines.append("")
+    lines.append("N client sessions at once, each on its own keep-alive connection, each sending `tools/call echo` "
+                 "(16-byte message) one at a time; the front relays to the bench echo server over stdio. Latency: "
+                 "request sent to JSON-RPC answer received, over all sessions. *Front* = the process the front "
+                 "runs in; *tree* = it plus every process it started (echo servers, and supergateway's `sh -c`), "
+                 "CPU over the measured calls, RSS at the end of them with every session still open. "
+                 "*vs mcp-warden*: calls/s of the row ÷ calls/s of mcp-warden serve at the same session count.")
+    lines.append("")
+    lines.append("| sessions | front | calls/s | vs mcp-warden | p50 µs | p90 µs | p99 µs | max µs | front CPU µs/call | "
+                 "tree CPU µs/call | front RSS KiB | tree RSS KiB | processes |")
+    lines.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    tp_bars, lat_bars = [], []
+    for n in sessions:
+        base = g(f"http.s{n}.warden", "calls_per_s")
+        for key, label in HTTP_FRONTS:
+            name = f"http.s{n}.{key}"
+            if name not in cases:
+                continue
+            cps = g(name, "calls_per_s")
+            tag = f"{label} · {n} session{'s' if n != 1 else ''}"
+            tp_bars.append((tag, cps))
+            lat_bars.append((tag, g(name, "p50_us")))
+            lines.append(f"| {n} | {label} | {fmt(cps)} | {ratio(cps, base)} | {fmt(g(name, 'p50_us'), 1)} | "
+                         f"{fmt(g(name, 'p90_us'), 1)} | {fmt(g(name, 'p99_us'), 1)} | {fmt(g(name, 'max_us'))} | "
+                         f"{fmt(g(name, 'front_cpu_us_per_call'), 1)} | {fmt(g(name, 'tree_cpu_us_per_call'), 1)} | "
+                         f"{fmt(g(name, 'front_rss_kb'))} | {fmt(g(name, 'tree_rss_kb'))} | "
+                         f"{fmt(g(name, 'tree_processes'))} |")
+    lines.append("")
+    if tp_bars:
+        svg_bars(os.path.join(plot_dir, "http-throughput.svg"), "HTTP fronts: echo calls per second",
+                 "calls per second over all sessions, higher is better", tp_bars)
+        svg_bars(os.path.join(plot_dir, "http-latency.svg"), "HTTP fronts: p50 latency per call",
+                 "microseconds, lower is better", lat_bars)
+        lines.append(f"![HTTP throughput]({rel}/http-throughput.svg)")
+        lines.append("")
+        lines.append(f"![HTTP latency]({rel}/http-latency.svg)")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def replace_block(text, begin, end, body):
+    """Puts body between the markers; adds the markers at the end when they are missing."""
+    if begin not in text or end not in text:
+        text = text.rstrip("\n") + "\n\n" + begin + "\n" + end + "\n"
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + begin + "\n" + body + "\n" + end + tail
+
+
 TEMPLATE = f"""# Benchmarks
 
 How much mcp-warden adds between an MCP client and a stdio server, measured against a direct
@@ -272,14 +342,14 @@ def main():
     results_dir, doc_path, plot_dir = sys.argv[1:4]
     os.makedirs(plot_dir, exist_ok=True)
     cases, machine = load(results_dir)
-    body = generate(cases, machine, plot_dir, os.path.dirname(os.path.abspath(doc_path)))
+    doc_dir = os.path.dirname(os.path.abspath(doc_path))
     text = open(doc_path).read() if os.path.exists(doc_path) else TEMPLATE
-    if BEGIN not in text or END not in text:
-        text = text.rstrip("\n") + "\n\n" + BEGIN + "\n" + END + "\n"
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
+    if any(name.startswith("echo.") for name in cases):
+        text = replace_block(text, BEGIN, END, generate(cases, machine, plot_dir, doc_dir))
+    if any(name.startswith("http.") for name in cases):
+        text = replace_block(text, HTTP_BEGIN, HTTP_END, generate_http(cases, machine, plot_dir, doc_dir))
     with open(doc_path, "w") as f:
-        f.write(head + BEGIN + "\n" + body + "\n" + END + tail)
+        f.write(text)
 
 
 if __name__ == "__main__":

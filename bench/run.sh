@@ -4,15 +4,18 @@
 #                           measures, writes docs/benchmarks.md and docs/benchmarks/*.svg
 #   bench/run.sh --smoke    every case with tiny counts (seconds), results to a temp dir only;
 #                           registered as the ctest test bench_smoke so that this code cannot rot
+#   bench/run.sh --only http   just the HTTP fronts (mcp-warden serve, supergateway, mcp-proxy at
+#                           1, 8 and 64 sessions); rewrites only that part of the doc
 # Options: --no-build, --build-dir DIR, --reps N (interleaved repetitions, medians reported),
-#          --out-dir DIR (raw results; default build-dir/bench-results), --no-callgrind, --no-doc.
+#          --out-dir DIR (raw results; default build-dir/bench-results), --no-callgrind, --no-doc,
+#          --only stdio|http.
 # Each case runs in the same invocation as its baseline (direct, C relay): compare ratios, not
 # absolute figures, as the machine is shared.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-smoke=0 build=1 callgrind=1 doc=1 reps=3
+smoke=0 build=1 callgrind=1 doc=1 reps=3 only=""
 build_dir=${WARDEN_BUILD_DIR:-build-bench}
 out_dir=""
 while [[ $# -gt 0 ]]; do
@@ -24,11 +27,14 @@ while [[ $# -gt 0 ]]; do
     --out-dir) out_dir=$2; shift ;;
     --no-callgrind) callgrind=0 ;;
     --no-doc) doc=0 ;;
+    --only) only=$2; shift ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
 [[ $build_dir = /* ]] || build_dir=$root/$build_dir
+case "$only" in ""|stdio|http) ;; *) echo "run.sh: --only takes stdio or http" >&2; exit 2 ;; esac
+want() { [[ -z $only || $only == "$1" ]]; }
 
 if [[ $build == 1 ]]; then
   WARDEN_BUILD_DIR=$build_dir ./scripts/build.sh -DCMAKE_BUILD_TYPE=Release
@@ -40,21 +46,28 @@ echo_server=$build_dir/bench/bench_echo_server
 c_relay=$build_dir/bench/bench_c_relay
 warden=$build_dir/app/mcp-warden
 node_relay=(node "$root/bench/node_relay.mjs" --)
-everything_js=$root/tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+peers=$root/tests/peers/node_modules
+everything_js=$peers/@modelcontextprotocol/server-everything/dist/index.js
+supergateway_js=$peers/supergateway/dist/index.js
+mcp_proxy_js=$peers/mcp-proxy/dist/bin/mcp-proxy.mjs
 for tool in "$lg" "$echo_server" "$c_relay" "$warden"; do
   [[ -x $tool ]] || { echo "run.sh: missing $tool (build first)" >&2; exit 1; }
 done
 have_node=0; command -v node >/dev/null && have_node=1
 have_everything=0; [[ $have_node == 1 && -f $everything_js ]] && have_everything=1
 have_valgrind=0; command -v valgrind >/dev/null && have_valgrind=1
+have_supergateway=0; [[ $have_node == 1 && -f $supergateway_js ]] && have_supergateway=1
+have_mcp_proxy=0; [[ $have_node == 1 && -f $mcp_proxy_js ]] && have_mcp_proxy=1
 
 if [[ $smoke == 1 ]]; then
   reps=1 lat_n=50 tp_n=500 ev_n=20 warm=10 startup_k=2 callgrind_n=50 doc=0
   big_n=(20 5 2)
+  http_n=64 http_warm=2 http_sessions=(1 8 64) http_peer_sessions=(8)
   [[ -n $out_dir ]] || out_dir=$(mktemp -d)
 else
   lat_n=5000 tp_n=200000 ev_n=2000 warm=500 startup_k=20 callgrind_n=2000
   big_n=(2000 500 10)
+  http_n=12800 http_warm=1280 http_sessions=(1 8 64) http_peer_sessions=(1 8 64)
   [[ -n $out_dir ]] || out_dir=$build_dir/bench-results
 fi
 mkdir -p "$out_dir"
@@ -83,6 +96,7 @@ run() {
 }
 
 echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); results in $out_dir"
+if want stdio; then
 for rep in $(seq 1 "$reps"); do
   echo "== repetition $rep/$reps"
   # Small echo calls, one at a time (added latency) and pipelined (throughput).
@@ -140,10 +154,11 @@ if [[ $have_everything == 1 ]]; then
   run "startup.everything.direct" --mode startup --repeat "$k" -- node "$everything_js" stdio
   run "startup.everything.warden" --mode startup --repeat "$k" -- "${warden_default[@]}" node "$everything_js" stdio
 fi
+fi  # want stdio
 
 # Instructions per relayed call under callgrind: N and 2N calls, the difference / N removes
 # start-up and shutdown. Only the relay is instrumented (valgrind does not follow the child).
-if [[ $callgrind == 1 && $have_valgrind == 1 ]]; then
+if want stdio && [[ $callgrind == 1 && $have_valgrind == 1 ]]; then
   echo "== callgrind: instructions per relayed call (request + response)"
   instructions() {  # instructions COUNT COMMAND...
     local count=$1; shift
@@ -167,6 +182,38 @@ if [[ $callgrind == 1 && $have_valgrind == 1 ]]; then
   done
 fi
 
+# HTTP fronts: the same bench echo server behind mcp-warden serve, supergateway and mcp-proxy,
+# driven by N concurrent Streamable HTTP sessions (one keep-alive connection each, sequential
+# calls). Each front is started by the load generator on a free port ({port}) and stopped after
+# its RSS and CPU time (its whole process tree) have been read.
+if want http; then
+  echo "== HTTP fronts: mcp-warden serve vs supergateway vs mcp-proxy"
+  [[ $have_node == 1 ]] || echo "  skipping supergateway and mcp-proxy: node is not installed"
+  [[ $have_node == 0 || $have_supergateway == 1 ]] || echo "  skipping supergateway: not in tests/peers (cd tests/peers && npm ci)"
+  [[ $have_node == 0 || $have_mcp_proxy == 1 ]] || echo "  skipping mcp-proxy: not in tests/peers (cd tests/peers && npm ci)"
+  http_url='http://127.0.0.1:{port}/mcp'
+  # supergateway runs its --stdio argument through a shell: quote the path.
+  printf -v echo_server_sh '%q' "$echo_server"
+  for rep in $(seq 1 "$reps"); do
+    for s in "${http_sessions[@]}"; do
+      # The same number of calls for every session count (split over the sessions); the
+      # warm-up likewise, so that the Node fronts' JIT has seen the same traffic.
+      args=(--http "$http_url" --sessions "$s" --calls "$http_n" --warmup $(( http_warm / s > 2 ? http_warm / s : 2 )))
+      run "http.s$s.warden" "${args[@]}" -- "$warden" serve --listen '127.0.0.1:{port}' --log-level warn -- "$echo_server"
+      [[ " ${http_peer_sessions[*]} " == *" $s "* ]] || continue
+      if [[ $have_supergateway == 1 ]]; then
+        run "http.s$s.supergateway" "${args[@]}" -- node "$supergateway_js" --stdio "$echo_server_sh" \
+          --outputTransport streamableHttp --stateful --port '{port}' --logLevel none
+      fi
+      if [[ $have_mcp_proxy == 1 ]]; then
+        run "http.s$s.mcp_proxy" "${args[@]}" -- node "$mcp_proxy_js" --host 127.0.0.1 --port '{port}' \
+          --server stream -- "$echo_server"
+      fi
+    done
+  done
+  rep=1
+fi
+
 {
   echo "cores=$(nproc)"
   echo "cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
@@ -176,7 +223,9 @@ fi
   echo "commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
-  echo "reps=$reps lat_n=$lat_n tp_n=$tp_n ev_n=$ev_n"
+  echo "supergateway=$(node -p "require('$peers/supergateway/package.json').version" 2>/dev/null || echo none)"
+  echo "mcp_proxy=$(node -p "require('$peers/mcp-proxy/package.json').version" 2>/dev/null || echo none)"
+  echo "reps=$reps lat_n=$lat_n tp_n=$tp_n ev_n=$ev_n http_n=$http_n http_warm=$http_warm"
 } >"$out_dir/machine.txt"
 
 if [[ $doc == 1 ]]; then
