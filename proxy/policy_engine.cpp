@@ -95,12 +95,13 @@ void policy_engine::judge_items(const analysis::server_surface& surface) {
     if (!list.is_array()) return;
     for (const auto& item : list) {
       const std::string name = item_name(kind, item);
-      if (kind == item_kind::tool) known_tools_[name] = item;
-      else known_items_[std::string(to_string(kind)) + ":" + name] = {kind, item};
-      const auto pinned = config::pin_item(std::string(to_string(kind)), item);
-      if (verdicts_.count(pinned.digest)) continue;
-      target.push_back(item);
-      pending.emplace_back(kind, &item);
+      std::string digest = config::pin_item(std::string(to_string(kind)), item).digest;
+      const bool judged = verdicts_.count(digest) > 0;
+      if (!judged) pending.emplace_back(kind, &item);
+      known_item known{kind, item, std::move(digest)};
+      if (kind == item_kind::tool) known_tools_.insert_or_assign(name, std::move(known));
+      else known_items_.insert_or_assign(std::string(to_string(kind)) + ":" + name, std::move(known));
+      if (!judged) target.push_back(item);
     }
   };
   consider(item_kind::tool, surface.tools, fresh.tools);
@@ -137,29 +138,32 @@ void policy_engine::set_pins(const config::server_pins* pins) {
   pins_set_ = true;
 }
 
-const policy_engine::item_verdict* policy_engine::verdict_for(item_kind kind, const json& item) const {
-  const auto it = verdicts_.find(config::pin_item(std::string(to_string(kind)), item).digest);
+const policy_engine::item_verdict* policy_engine::verdict_for(const std::string& digest) const {
+  const auto it = verdicts_.find(digest);
   return it == verdicts_.end() ? nullptr : &it->second;
 }
 
-std::string policy_engine::drift_reason(item_kind kind, const json& item) const {
+std::string policy_engine::drift_reason(item_kind kind, const std::string& name, const std::string& digest) const {
   if (!policy_.pins.hide_drift || !pins_set_) return {};
   const std::string kind_name(to_string(kind));
-  const std::string name = item_name(kind, item);
   if (!pins_) {
     if (policy_.pins.first_sight == config::pin_mode::strict) return "not yet approved (strict pinning, server never pinned)";
     return {};
   }
   const auto it = pins_->items.find(config::item_key(kind_name, name));
   if (it == pins_->items.end()) return kind_name + " '" + name + "' is new since the server was pinned";
-  if (it->second.digest != config::pin_item(kind_name, item).digest)
+  if (it->second.digest != digest)
     return kind_name + " '" + name + "' changed since it was pinned (" + it->second.digest.substr(0, 19) + "...)";
   return {};
 }
 
 std::string policy_engine::hidden_reason(item_kind kind, const json& item) const {
-  if (const item_verdict* v = verdict_for(kind, item); v && !v->hide_reason.empty()) return v->hide_reason;
-  return drift_reason(kind, item);
+  return hidden_reason(kind, item_name(kind, item), config::pin_item(std::string(to_string(kind)), item).digest);
+}
+
+std::string policy_engine::hidden_reason(item_kind kind, const std::string& name, const std::string& digest) const {
+  if (const item_verdict* v = verdict_for(digest); v && !v->hide_reason.empty()) return v->hide_reason;
+  return drift_reason(kind, name, digest);
 }
 
 json policy_engine::filter_listing(item_kind kind, const json& result, std::vector<std::string>& removed) const {
@@ -177,8 +181,8 @@ json policy_engine::filter_listing(item_kind kind, const json& result, std::vect
   return out;
 }
 
-const json* policy_engine::current_tool(std::string_view name) const {
-  const auto it = known_tools_.find(std::string(name));
+const policy_engine::known_item* policy_engine::current_tool(std::string_view name) const {
+  const auto it = known_tools_.find(name);
   return it == known_tools_.end() ? nullptr : &it->second;
 }
 
@@ -187,15 +191,15 @@ config::role_set policy_engine::roles_of(std::string_view tool) const {
     if (rule.roles && config::glob_match(rule.server, server_name_) && config::glob_match(rule.tool, tool)) return *rule.roles;
   for (const auto& [glob, roles] : policy_.roles)
     if (config::glob_match(glob, tool)) return roles;
-  if (const json* definition = current_tool(tool))
-    if (const item_verdict* v = verdict_for(item_kind::tool, *definition)) return v->roles;
+  if (const known_item* definition = current_tool(tool))
+    if (const item_verdict* v = verdict_for(definition->digest)) return v->roles;
   return 0;
 }
 
 std::string policy_engine::refuse_item(item_kind kind, std::string_view name) const {
   const auto it = known_items_.find(std::string(to_string(kind)) + ":" + std::string(name));
   if (it == known_items_.end()) return {};
-  return hidden_reason(kind, it->second.second);
+  return hidden_reason(kind, std::string(name), it->second.digest);
 }
 
 // --- calls ---------------------------------------------------------------------------------------
@@ -262,13 +266,13 @@ call_decision policy_engine::decide_call(std::string_view tool, const json& argu
   d.what = action::allow;
 
   // Hidden or drifted tools are refused outright: the model was never meant to see them.
-  if (const json* definition = current_tool(tool)) {
-    if (const item_verdict* v = verdict_for(item_kind::tool, *definition); v && !v->hide_reason.empty())
+  const known_item* definition = current_tool(tool);
+  if (definition) {
+    if (const item_verdict* v = verdict_for(definition->digest); v && !v->hide_reason.empty())
       merge(d, action::deny, "surface.hidden", "tool is hidden: " + v->hide_reason);
   }
   if (pins_set_ && policy_.pins.hide_drift) {
-    const json* definition = current_tool(tool);
-    const std::string why = definition ? drift_reason(item_kind::tool, *definition)
+    const std::string why = definition ? drift_reason(item_kind::tool, std::string(tool), definition->digest)
                                        : (pins_ && !pins_->items.count(config::item_key("tool", std::string(tool))))
                                              ? "tool '" + std::string(tool) + "' is not pinned"
                                              : std::string();

@@ -86,17 +86,24 @@ class policy_engine {
     std::string hide_reason;   // surface findings at or above the threshold
     config::role_set roles = 0;
   };
-  const item_verdict* verdict_for(item_kind kind, const nlohmann::json& item) const;
-  std::string drift_reason(item_kind kind, const nlohmann::json& item) const;
-  const nlohmann::json* current_tool(std::string_view name) const;
+  // An item as last listed, with its pin digest computed once (calls look it up by name).
+  struct known_item {
+    item_kind kind;
+    nlohmann::json definition;
+    std::string digest;
+  };
+  const item_verdict* verdict_for(const std::string& digest) const;
+  std::string drift_reason(item_kind kind, const std::string& name, const std::string& digest) const;
+  std::string hidden_reason(item_kind kind, const std::string& name, const std::string& digest) const;
+  const known_item* current_tool(std::string_view name) const;
 
   config::policy policy_;
   config::mode mode_;
   std::string server_name_;
   std::string home_;
   std::map<std::string, item_verdict> verdicts_;       // by pin digest
-  std::map<std::string, nlohmann::json> known_tools_;  // latest definition seen per tool name
-  std::map<std::string, std::pair<item_kind, nlohmann::json>> known_items_;  // prompts/resources by key
+  std::map<std::string, known_item, std::less<>> known_tools_;  // latest definition seen per tool name
+  std::map<std::string, known_item> known_items_;                // prompts/resources by kind:name
   const config::server_pins* pins_ = nullptr;
   bool pins_set_ = false;
   std::string untrusted_source_;   // first untrusted-content tool that returned data
