@@ -239,6 +239,7 @@ void audit_log::rotate_if_needed() {
 
 void audit_log::record(json event) {
   entry next{std::chrono::system_clock::now(), std::move(event)};
+  bool wake = false;
   {
     std::lock_guard lock(mutex_);
     if (stopping_ && !writer_.joinable()) return;
@@ -247,8 +248,10 @@ void audit_log::record(json event) {
       return;
     }
     queue_.push_back(std::move(next));
+    // Only an idle writer needs waking; a gathering one takes the queue when its pause ends.
+    wake = std::exchange(writer_idle_, false);
   }
-  wake_.notify_one();
+  if (wake) wake_.notify_one();
 }
 
 void audit_log::writer_loop() {
@@ -260,8 +263,10 @@ void audit_log::writer_loop() {
       std::unique_lock lock(mutex_);
       // After a failed write (disk full) the loss is announced with the next events or after the
       // interval, not in a busy loop.
+      writer_idle_ = true;
       wake_.wait_for(lock, options_.sync_interval,
                      [&] { return stopping_ || !queue_.empty() || (dropped_ > 0 && !last_write_failed_); });
+      writer_idle_ = false;
       batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
       queue_.clear();
       dropped = std::exchange(dropped_, 0);
@@ -278,6 +283,9 @@ void audit_log::writer_loop() {
     if (stop) {
       std::lock_guard lock(mutex_);
       if (queue_.empty() && (dropped_ == 0 || last_write_failed_)) break;
+    } else if (!batch.empty() && options_.gather.count() > 0) {
+      std::unique_lock lock(mutex_);
+      wake_.wait_for(lock, options_.gather, [&] { return stopping_; });
     }
   }
   if (dirty_ && options_.sync != audit_sync::never) ::fdatasync(fd_);

@@ -42,6 +42,9 @@ struct audit_options {
   unsigned keep_files = 9;                    // rotated files kept (FILE.1 .. FILE.N)
   audit_sync sync = audit_sync::interval;
   std::chrono::milliseconds sync_interval{1000};
+  // After each write the writer lets records gather this long (group commit): under load one
+  // wake-up and one write() per batch instead of per record; when idle a record waits at most this.
+  std::chrono::milliseconds gather{2};
   // Runs on the writer thread over each event before it is chained (secret redaction, size caps).
   // Must be thread-safe with respect to the caller's other uses; must not throw (failures are caught).
   std::function<void(nlohmann::json&)> redact;
@@ -93,6 +96,7 @@ class audit_log {
   std::deque<entry> queue_;
   std::uint64_t dropped_ = 0;       // guarded by mutex_
   bool stopping_ = false;
+  bool writer_idle_ = false;  // waiting for the first record of a batch: record() must wake it
   std::atomic<std::uint64_t> written_{0}, total_dropped_{0}, write_errors_{0};
   bool last_write_failed_ = false;  // writer thread only
   std::thread writer_;
