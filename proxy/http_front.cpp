@@ -774,11 +774,26 @@ asio::awaitable<bool> http_front::impl::pump_stream(any_stream& stream, request_
     conn->watching = true;
     asio::co_spawn(executor_, watch_disconnect(stream, conn), asio::detached);
   }
+  bool last_chunk_sent = false;
   while (ok) {
     if (!conn->queue.empty()) {
       std::string text = std::move(conn->queue.front());
       conn->queue.pop_front();
       conn->queued_bytes -= text.size();
+      if (chunked && !watch_for_disconnect && out->finished && conn->queue.empty() && !conn->closed && out->conn == conn) {
+        // The last event of a finished stream (usually the answer): it and the terminating
+        // chunk in one write, one system call fewer per request.
+        stream.expires_after(options_.header_timeout * 3);
+        auto [ec, n] = co_await stream.visit([&](auto& st) {
+          return asio::async_write(st, beast::buffers_cat(http::make_chunk(asio::buffer(text)), http::make_chunk_last()),
+                                   use_tuple);
+        });
+        (void)n;
+        ok = !ec;
+        last_chunk_sent = ok;
+        if (ok) break;
+        continue;
+      }
       ok = co_await write_text(text);
       continue;
     }
@@ -807,7 +822,7 @@ asio::awaitable<bool> http_front::impl::pump_stream(any_stream& stream, request_
     if (!out->finished && !out->standalone) spdlog::debug("session {}: stream {} lost its connection", s->id, out->id);
     co_return false;
   }
-  if (chunked) {
+  if (chunked && !last_chunk_sent) {
     stream.expires_after(options_.header_timeout);
     auto [ec, n] = co_await stream.visit([&](auto& st) { return asio::async_write(st, http::make_chunk_last(), use_tuple); });
     (void)n;
