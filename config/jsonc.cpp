@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "analysis/text.hpp"
+
 namespace warden::config {
 
 const located_value* located_value::find(std::string_view key) const noexcept {
@@ -24,24 +26,6 @@ std::string line_col(std::string_view text, std::size_t offset) {
     }
   }
   return std::to_string(line) + ":" + std::to_string(col);
-}
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 std::string quote_json(std::string_view value) {
@@ -248,7 +232,7 @@ class jsonc_parser {
           } else if (cp >= 0xD800 && cp <= 0xDFFF) {
             cp = 0xFFFD;  // lone surrogate: what a JS engine would show
           }
-          append_utf8(out, cp);
+          analysis::text::append_utf8(out, static_cast<char32_t>(cp));
           break;
         }
         default: return fail(pos_ - 1, std::string("unknown escape '\\") + printable(e) + "'");

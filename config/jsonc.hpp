@@ -47,7 +47,4 @@ std::string line_col(std::string_view text, std::size_t offset);
 // keeps other UTF-8 as is. Valid as a TOML basic string too.
 std::string quote_json(std::string_view value);
 
-// Appends code point `cp` (at most U+10FFFF) as UTF-8.
-void append_utf8(std::string& out, std::uint32_t cp);
-
 }  // namespace warden::config

@@ -2,6 +2,7 @@
 // Pins against rug pulls: per server identity (argv or URL), a SHA-256 over the canonical JSON of
 // every tool, prompt, resource, template and the instructions. The lockfile keeps the pinned
 // definitions too, so drift can be shown field by field. Pure except load/save; not thread-safe.
+#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -72,7 +73,7 @@ result<bool> save_lockfile(const std::string& path, const lockfile& pins);
 nlohmann::json to_json(const lockfile& pins);
 result<lockfile> lockfile_from_json(const nlohmann::json& document);
 
-// Current UTC time as 2025-01-31T12:34:56.789Z.
-std::string utc_timestamp();
+// A UTC time (default: now) as 2025-01-31T12:34:56.789Z.
+std::string utc_timestamp(std::chrono::system_clock::time_point when = std::chrono::system_clock::now());
 
 }  // namespace warden::config

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "analysis/text.hpp"
+
 namespace warden::config {
 
 namespace {
@@ -191,7 +193,7 @@ class toml_parser {
         std::uint32_t cp = 0;
         if (!hex(e == 'x' ? 2 : e == 'u' ? 4 : 8, cp)) return false;
         if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return fail(start, "escape is not a Unicode scalar value");
-        append_utf8(out, cp);
+        analysis::text::append_utf8(out, static_cast<char32_t>(cp));
         return true;
       }
       default: return fail(start, "unknown escape");

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "config/digest.hpp"
+#include "config/lockfile.hpp"
 
 namespace warden::proxy {
 
@@ -23,17 +24,6 @@ namespace {
 constexpr std::string_view hash_prefix = ",\"hash\":\"";
 constexpr std::size_t hash_suffix_size = hash_prefix.size() + 64 + 2;  // ,"hash":"<64>"}
 constexpr std::size_t tail_window = 8u << 20;  // records are size-capped far below this
-
-std::string format_time(std::chrono::system_clock::time_point when) {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count();
-  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm parts{};
-  gmtime_r(&seconds, &parts);
-  char buffer[96];
-  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1,
-                parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, static_cast<int>(ms % 1000));
-  return buffer;
-}
 
 bool is_hex64(std::string_view s) {
   if (s.size() != 64) return false;
@@ -190,7 +180,7 @@ bool audit_log::refresh_tail() {
   }
   expected_size_ = end;
   if (!torn_event.is_null()) {
-    torn_event["ts"] = format_time(std::chrono::system_clock::now());
+    torn_event["ts"] = config::utc_timestamp();
     torn_event["seq"] = ++seq_;
     torn_event["prev"] = last_hash_;
     std::string body = torn_event.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -225,7 +215,7 @@ void audit_log::rotate_if_needed() {
   ::flock(old_fd, LOCK_UN);
   ::close(old_fd);
   expected_size_ = 0;  // a fresh file: the chain continues from last_hash_
-  json event = {{"event", "log_rotated"}, {"previous_file", base + ".1"}, {"ts", format_time(std::chrono::system_clock::now())},
+  json event = {{"event", "log_rotated"}, {"previous_file", base + ".1"}, {"ts", config::utc_timestamp()},
                 {"seq", ++seq_}, {"prev", last_hash_}};
   std::string body = event.dump();
   const std::string hash = config::sha256_hex(body);
@@ -295,7 +285,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
   // Off the lock: timestamps and redaction (the expensive part).
   for (auto& item : batch) {
     if (!item.event.is_object()) item.event = {{"event", "invalid"}, {"value", item.event}};
-    item.event["ts"] = format_time(item.when);
+    item.event["ts"] = config::utc_timestamp(item.when);
     if (options_.redact) {
       try {
         options_.redact(item.event);
@@ -357,7 +347,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
   if (dropped > 0) {
     json note = {{"event", "records_dropped"},
                  {"count", dropped},
-                 {"ts", format_time(std::chrono::system_clock::now())},
+                 {"ts", config::utc_timestamp()},
                  {"reason", "the audit queue was full or a write failed; these events were not recorded"}};
     append(note);
   }
