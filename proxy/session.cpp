@@ -168,6 +168,7 @@ class session::impl {
 
   // --- plumbing ---
   asio::awaitable<void> send(message_queue& queue, std::string bytes);
+  bool try_enqueue(message_queue& queue, std::string& bytes);
   void post(message_queue& queue, std::string bytes);
   // Every coroutine of the session starts here and is counted, so that run() can return only
   // once none is left: the session may then be destroyed at once.
@@ -470,13 +471,21 @@ asio::awaitable<void> session::impl::send(message_queue& queue, std::string byte
     error_code ignored;
     co_await queue.space_freed.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
   }
-  if (finished_) co_return;
+  if (finished_ || try_enqueue(queue, bytes)) co_return;
   queue.queued_bytes += bytes.size();
-  // Room in the channel (the usual case): no suspension, so no trip through the scheduler.
-  // try_send leaves `bytes` alone when it fails.
-  if (queue.channel.try_send(error_code{}, std::move(bytes))) co_return;
   error_code ignored;
   co_await queue.channel.async_send(error_code{}, std::move(bytes), asio::redirect_error(asio::use_awaitable, ignored));
+}
+
+// Room in the queue and the channel (the usual case): queued at once, with no coroutine and no
+// trip through the scheduler. False leaves `bytes` alone: the caller co_awaits send().
+bool session::impl::try_enqueue(message_queue& queue, std::string& bytes) {
+  const std::size_t size = bytes.size();
+  if (finished_ || (queue.queued_bytes > 0 && queue.queued_bytes + size > options_.queue_bytes)) return false;
+  queue.queued_bytes += size;
+  if (queue.channel.try_send(error_code{}, std::move(bytes))) return true;  // moved only on success
+  queue.queued_bytes -= size;
+  return false;
 }
 
 void session::impl::release(message_queue& queue, std::size_t size) {
@@ -605,7 +614,9 @@ asio::awaitable<void> session::impl::handle_client_message(message& msg, std::st
   verdict decision = run_inspectors(msg, context);
   const bool starts_session = msg.kind == message_kind::notification &&
                               msg.method == "notifications/initialized";
-  co_await apply(std::move(decision), msg, std::move(raw), to_server_, to_client_);
+  // The common case (forward, room in the queue) needs no further coroutine frame.
+  if (decision.what != verdict::action::forward || !try_enqueue(to_server_, raw))
+    co_await apply(std::move(decision), msg, std::move(raw), to_server_, to_client_);
 
   if (starts_session) {
     client_initialized_ = true;
@@ -677,7 +688,8 @@ asio::awaitable<void> session::impl::handle_server_message(message& msg, std::st
   context.request_method = request_method;
   context.request = request_params.is_null() ? nullptr : &request_params;
   verdict decision = run_inspectors(msg, context);
-  co_await apply(std::move(decision), msg, std::move(raw), to_client_, to_server_);
+  if (decision.what != verdict::action::forward || !try_enqueue(to_client_, raw))
+    co_await apply(std::move(decision), msg, std::move(raw), to_client_, to_server_);
 }
 
 verdict session::impl::run_inspectors(const message& msg, const message_context& context) {
