@@ -272,7 +272,8 @@ asio::awaitable<void> session::impl::stop_tasks() {
 asio::awaitable<void> session::impl::relay_client() {
   const parse_limits limits{options_.max_depth, /*document=*/false};
   while (!finished_) {
-    transports::read_outcome in = co_await client_in_->async_read_message();
+    transports::read_outcome in;
+    if (!client_in_->try_take_buffered(in.message)) in = co_await client_in_->async_read_message();
     if (in.ec) {
       if (in.ec != asio::error::eof && in.ec != asio::error::operation_aborted)
         spdlog::warn("reading from the client failed: {}", in.ec.message());
@@ -311,7 +312,8 @@ asio::awaitable<void> session::impl::relay_client() {
 asio::awaitable<void> session::impl::relay_server() {
   const parse_limits limits{options_.max_depth, /*document=*/false};
   while (!finished_) {
-    transports::read_outcome in = co_await server_->output().async_read_message();
+    transports::read_outcome in;
+    if (!server_->output().try_take_buffered(in.message)) in = co_await server_->output().async_read_message();
     if (in.ec) {
       if (in.ec != asio::error::eof && in.ec != asio::error::operation_aborted)
         spdlog::warn("reading from the server failed: {}", in.ec.message());

@@ -102,6 +102,13 @@ class fd_reader final : public message_reader {
     co_return outcome;
   }
 
+  bool try_take_buffered(frame& out) override {
+    if (ready_.empty()) return false;
+    out = std::move(ready_.front());
+    ready_.pop_front();
+    return true;
+  }
+
   void cancel() override {
     error_code ignored;
     stream_.cancel(ignored);

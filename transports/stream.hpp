@@ -26,6 +26,12 @@ class message_reader {
   virtual ~message_reader() = default;
   // Next complete message; oversized messages come back with frame::oversized set.
   virtual boost::asio::awaitable<read_outcome> async_read_message() = 0;
+  // A message already read and framed, taken without a coroutine (one read() often brings many);
+  // false when the next one needs async_read_message().
+  virtual bool try_take_buffered(frame& out) {
+    (void)out;
+    return false;
+  }
   virtual void cancel() = 0;
 };
 
