@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Reproduces every benchmark of docs/benchmarks.md with one command:
-#   bench/run.sh            full run (~10 min on 2 cores): builds Release into build-bench/,
+#   bench/run.sh            full run (~15 min on 2 cores): builds Release into build-bench/,
 #                           measures, writes docs/benchmarks.md and docs/benchmarks/*.svg
 #   bench/run.sh --smoke    every case with tiny counts (seconds), results to a temp dir only;
 #                           registered as the ctest test bench_smoke so that this code cannot rot
 #   bench/run.sh --only http   just the HTTP fronts (mcp-warden serve, supergateway, mcp-proxy at
-#                           1, 8 and 64 sessions); rewrites only that part of the doc
+#                           1, 8 and 64 sessions; 3-5 min); rewrites only that part of the doc
 # Options: --no-build, --build-dir DIR, --reps N (interleaved repetitions, medians reported),
 #          --out-dir DIR (raw results; default build-dir/bench-results), --no-callgrind, --no-doc,
 #          --only stdio|http.
