@@ -709,9 +709,13 @@ std::vector<finding> scan_text(std::string_view text_in, std::string_view locati
   for (std::size_t begin = 0; begin < text_in.size() || begin == 0;) {
     std::size_t end = std::min(text_in.size(), begin + chunk_size);
     if (end < text_in.size()) {
-      std::size_t cut = text_in.rfind('\n', end);
-      if (cut == std::string_view::npos || cut <= begin + chunk_size / 2) cut = text_in.rfind(". ", end);
-      if (cut != std::string_view::npos && cut > begin + chunk_size / 2) end = cut + 1;
+      // Look for the cut only in the chunk's second half: searching back from `end` through the
+      // whole text made a result without line or sentence ends quadratic (10 MB took seconds).
+      // (A cut may stand at `end` itself, as before.)
+      const std::size_t floor = begin + chunk_size / 2 + 1;
+      std::size_t cut = text_in.substr(floor, end + 1 - floor).rfind('\n');
+      if (cut == std::string_view::npos) cut = text_in.substr(floor, end + 2 - floor).rfind(". ");
+      if (cut != std::string_view::npos) end = floor + cut + 1;
       while (end < text_in.size() && (static_cast<unsigned char>(text_in[end]) & 0xC0) == 0x80) ++end;
     }
     auto result = inspect_injection(text_in.substr(begin, end - begin), context);
