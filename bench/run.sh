@@ -79,7 +79,9 @@ warden_noenum=("$warden" --log-level warn --no-enumerate --)
 warden_default=("$warden" --log-level warn --)
 # The full path: built-in policy enforced, result scanning, hash-chained audit log (when built).
 warden_full=()
-if "$warden" --help 2>/dev/null | grep -q -- '--audit-log'; then
+# (Not `| grep -q`: grep exits at the first match, the help writer gets SIGPIPE, and pipefail
+# then dropped these cases at random.)
+if [[ $("$warden" --help 2>/dev/null) == *--audit-log* ]]; then
   warden_full=("$warden" --log-level warn --mode enforce --audit-log "$out_dir/audit.jsonl" --)
 fi
 
