@@ -138,7 +138,8 @@ TEST_CASE("regex constraints compile with RE2 and match whole strings") {
 // on a stray byte and grew without bound.
 TEST_CASE("hostile policy bytes end in an error, not a hang") {
   SUBCASE("a NUL byte is refused with its position") {
-    const std::string text = std::string("// comment\n{\"default\": \"allow\"}\0 junk", 39);
+    constexpr char raw[] = "// comment\n{\"default\": \"allow\"}\0 junk";
+    const std::string text(raw, sizeof raw - 1);  // the NUL inside included, the terminator not
     auto parsed = warden::config::parse_policy(text, "p.json");
     REQUIRE_FALSE(parsed);
     CHECK(parsed.error_message() == "p.json:2:21: a policy file must not contain NUL bytes");
