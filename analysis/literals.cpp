@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <deque>
 
+#include "analysis/text.hpp"
+
 namespace warden::analysis {
 
 namespace {
@@ -85,21 +87,6 @@ literal_matcher::literal_matcher(const std::vector<std::string>& all_literals, s
   }
 }
 
-namespace {
-bool has_high_byte(std::string_view text) noexcept {
-  std::size_t i = 0;
-  const auto n = text.size();
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t word;
-    __builtin_memcpy(&word, text.data() + i, 8);
-    if (word & 0x8080808080808080ull) return true;
-  }
-  for (; i < n; ++i)
-    if (static_cast<unsigned char>(text[i]) & 0x80) return true;
-  return false;
-}
-}  // namespace
-
 std::vector<int> literal_matcher::find_all(std::string_view text) const {
   std::vector<int> found;
   if (overflow_) {
@@ -169,7 +156,7 @@ std::vector<int> literal_matcher::find_all(std::string_view text) const {
       if (step & output_bit) emit(step);
     }
   }
-  if (has_high_byte(text)) {
+  if (!text::is_ascii(text)) {
     // RE2's case folding lets the Kelvin sign match 'k' and the long s match 's': with either in the
     // text, no ASCII literal can be ruled out.
     if (text.find("\xE2\x84\xAA") != std::string_view::npos || text.find("\xC5\xBF") != std::string_view::npos) {

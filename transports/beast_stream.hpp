@@ -2,12 +2,17 @@
 // Internal to transports/ and proxy/ .cpp files (pulls in Beast): one HTTP byte stream that is
 // either plain TCP or TLS over TCP, so that client and server code is written once.
 // Not thread-safe; used from one executor.
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/ssl.hpp>
 #include <chrono>
 #include <memory>
+#include <string>
 #include <variant>
+
+#include "analysis/result.hpp"
 
 namespace warden::transports {
 
@@ -44,5 +49,15 @@ class any_stream {
  private:
   std::variant<beast::tcp_stream, tls_stream> stream_;
 };
+
+struct tls_files;  // transports/http_request.hpp
+
+// The connection set-up shared by the upstream link and the one-shot requester (defined in
+// http_request.cpp). A TLS client context's trust and identity: the system store or a CA file,
+// peer verification, an optional client certificate.
+result<bool> configure_tls_client(boost::asio::ssl::context& tls, const tls_files& files);
+// Name resolution bounded by `timeout` (the resolver has no deadline of its own).
+boost::asio::awaitable<result<boost::asio::ip::tcp::resolver::results_type>> resolve_within(
+    boost::asio::any_io_executor executor, const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout);
 
 }  // namespace warden::transports

@@ -41,22 +41,45 @@ struct http_requester::impl {
 http_requester::http_requester(std::unique_ptr<impl> state) : impl_(std::move(state)) {}
 http_requester::~http_requester() = default;
 
-result<std::shared_ptr<http_requester>> http_requester::create(const tls_files& files, limits bounds) {
-  auto state = std::make_unique<impl>();
-  state->bounds = bounds;
+result<bool> configure_tls_client(asio::ssl::context& tls, const tls_files& files) {
   error_code ec;
-  if (files.ca_file.empty()) state->tls.set_default_verify_paths(ec);
-  else state->tls.load_verify_file(files.ca_file, ec);
+  if (files.ca_file.empty()) tls.set_default_verify_paths(ec);
+  else tls.load_verify_file(files.ca_file, ec);
   if (ec)
     return error{"cannot load CA certificates " +
                  (files.ca_file.empty() ? std::string("from the system store") : "from '" + files.ca_file + "'") + ": " + ec.message()};
-  state->tls.set_verify_mode(asio::ssl::verify_peer);
+  tls.set_verify_mode(asio::ssl::verify_peer);
   if (!files.client_cert.empty()) {
-    state->tls.use_certificate_chain_file(files.client_cert, ec);
+    tls.use_certificate_chain_file(files.client_cert, ec);
     if (ec) return error{"cannot load client certificate '" + files.client_cert + "': " + ec.message()};
-    state->tls.use_private_key_file(files.client_key.empty() ? files.client_cert : files.client_key, asio::ssl::context::pem, ec);
+    tls.use_private_key_file(files.client_key.empty() ? files.client_cert : files.client_key, asio::ssl::context::pem, ec);
     if (ec) return error{"cannot load client key '" + files.client_key + "': " + ec.message()};
   }
+  return true;
+}
+
+asio::awaitable<result<tcp::resolver::results_type>> resolve_within(asio::any_io_executor executor, const std::string& host,
+                                                                    std::uint16_t port, std::chrono::milliseconds timeout) {
+  tcp::resolver resolver(executor);
+  asio::steady_timer guard(executor);
+  guard.expires_after(timeout);
+  bool timed_out = false;
+  guard.async_wait([&](error_code ec) {
+    if (!ec) {
+      timed_out = true;
+      resolver.cancel();
+    }
+  });
+  auto [ec, endpoints] = co_await resolver.async_resolve(host, std::to_string(port), use_tuple);
+  guard.cancel();
+  if (ec) co_return error{"cannot resolve " + host + ": " + (timed_out ? std::string("timed out") : ec.message())};
+  co_return endpoints;
+}
+
+result<std::shared_ptr<http_requester>> http_requester::create(const tls_files& files, limits bounds) {
+  auto state = std::make_unique<impl>();
+  state->bounds = bounds;
+  if (auto configured = configure_tls_client(state->tls, files); !configured) return error{configured.error_message()};
   return std::shared_ptr<http_requester>(new http_requester(std::move(state)));
 }
 
@@ -65,23 +88,12 @@ asio::awaitable<result<http_reply>> http_requester::send(asio::any_io_executor e
   if (!url) co_return error{"bad URL '" + request.url.substr(0, 300) + "': " + url.error_message()};
   const auto& bounds = impl_->bounds;
 
-  tcp::resolver resolver(executor);
-  asio::steady_timer guard(executor);
-  guard.expires_after(bounds.connect_timeout);
-  bool timed_out = false;
-  guard.async_wait([&](error_code ec) {
-    if (!ec) {
-      timed_out = true;
-      resolver.cancel();
-    }
-  });
-  auto [rec, endpoints] = co_await resolver.async_resolve(url->host, std::to_string(url->port), use_tuple);
-  guard.cancel();
-  if (rec) co_return error{"cannot resolve " + url->host + ": " + (timed_out ? std::string("timed out") : rec.message())};
+  auto endpoints = co_await resolve_within(executor, url->host, url->port, bounds.connect_timeout);
+  if (!endpoints) co_return error{endpoints.error_message()};
 
   beast::tcp_stream tcp_stream(executor);
   tcp_stream.expires_after(bounds.connect_timeout);
-  auto [cec, ep] = co_await tcp_stream.async_connect(endpoints, use_tuple);
+  auto [cec, ep] = co_await tcp_stream.async_connect(*endpoints, use_tuple);
   (void)ep;
   if (cec)
     co_return error{"cannot connect to " + url->host_header() + ": " + (cec == beast::error::timeout ? std::string("timed out") : cec.message())};

@@ -17,6 +17,7 @@
 #include <set>
 
 #include "transports/beast_stream.hpp"
+#include "transports/http_request.hpp"
 #include "transports/http_rules.hpp"
 #include "transports/oauth_client.hpp"
 #include "transports/sse_parser.hpp"
@@ -133,19 +134,7 @@ class upstream_state : public std::enable_shared_from_this<upstream_state> {
   result<bool> init_tls() {
     if (!url_.tls) return true;
     tls_.emplace(asio::ssl::context::tls_client);
-    error_code ec;
-    if (options_.ca_file.empty()) tls_->set_default_verify_paths(ec);
-    else tls_->load_verify_file(options_.ca_file, ec);
-    if (ec) return error{"cannot load CA certificates " + (options_.ca_file.empty() ? "from the system store" : "from '" + options_.ca_file + "'") + ": " + ec.message()};
-    tls_->set_verify_mode(asio::ssl::verify_peer);
-    if (!options_.client_cert.empty()) {
-      tls_->use_certificate_chain_file(options_.client_cert, ec);
-      if (ec) return error{"cannot load client certificate '" + options_.client_cert + "': " + ec.message()};
-      tls_->use_private_key_file(options_.client_key.empty() ? options_.client_cert : options_.client_key,
-                                 asio::ssl::context::pem, ec);
-      if (ec) return error{"cannot load client key '" + options_.client_key + "': " + ec.message()};
-    }
-    return true;
+    return configure_tls_client(*tls_, tls_files{options_.ca_file, options_.client_cert, options_.client_key});
   }
 
   // ---- server_link surface --------------------------------------------------------------
@@ -248,25 +237,14 @@ class upstream_state : public std::enable_shared_from_this<upstream_state> {
       active_.insert(l->stream.get());
       co_return l;
     }
-    tcp::resolver resolver(executor_);
-    asio::steady_timer guard(executor_);
-    guard.expires_after(options_.connect_timeout);
-    bool timed_out = false;
-    guard.async_wait([&](error_code ec) {
-      if (!ec) {
-        timed_out = true;
-        resolver.cancel();
-      }
-    });
-    auto [rec, endpoints] = co_await resolver.async_resolve(url_.host, std::to_string(url_.port), use_tuple);
-    guard.cancel();
-    if (rec) {
-      failure = "cannot resolve " + url_.host + ": " + (timed_out ? "timed out" : rec.message());
+    auto endpoints = co_await resolve_within(executor_, url_.host, url_.port, options_.connect_timeout);
+    if (!endpoints) {
+      failure = endpoints.error_message();
       co_return nullptr;
     }
     beast::tcp_stream tcp_stream(executor_);
     tcp_stream.expires_after(options_.connect_timeout);
-    auto [cec, ep] = co_await tcp_stream.async_connect(endpoints, use_tuple);
+    auto [cec, ep] = co_await tcp_stream.async_connect(*endpoints, use_tuple);
     (void)ep;
     if (cec) {
       failure = "cannot connect to " + url_.host_header() + ": " + (cec == beast::error::timeout ? "timed out" : cec.message());
