@@ -3,6 +3,12 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -695,31 +701,87 @@ analysis_report analyse(const std::vector<server_input>& servers) {
   return report;
 }
 
-std::vector<finding> scan_text(std::string_view text_in, std::string_view location) {
-  std::vector<finding> out;
-  auto hidden = scan_hidden(text_in, text_kind::result);
-  for (auto& h : hidden.hits)
-    out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
-                   text::excerpt(text_in, h.begin, h.end), h.decoded.substr(0, 400), h.message});
-  field_context context{field_role::result, {}, nullptr, nullptr, 0};
-  // Long results are analysed in chunks cut at line or sentence ends: injected instructions are
-  // local, and a pattern confirmation then never rescans megabytes.
-  constexpr std::size_t chunk_size = 16384;
-  std::map<std::string_view, std::size_t> best;  // rule -> index in out
-  for (std::size_t begin = 0; begin < text_in.size() || begin == 0;) {
-    std::size_t end = std::min(text_in.size(), begin + chunk_size);
-    if (end < text_in.size()) {
+namespace {
+
+// Long results are analysed in chunks cut at line or sentence ends: injected instructions are
+// local, and a pattern confirmation then never rescans megabytes.
+constexpr std::size_t chunk_size = 16384;
+
+std::vector<std::pair<std::size_t, std::size_t>> plan_chunks(std::string_view text) {
+  std::vector<std::pair<std::size_t, std::size_t>> chunks;
+  for (std::size_t begin = 0; begin < text.size() || begin == 0;) {
+    std::size_t end = std::min(text.size(), begin + chunk_size);
+    if (end < text.size()) {
       // Look for the cut only in the chunk's second half: searching back from `end` through the
       // whole text made a result without line or sentence ends quadratic (10 MB took seconds).
       // (A cut may stand at `end` itself, as before.)
       const std::size_t floor = begin + chunk_size / 2 + 1;
-      std::size_t cut = text_in.substr(floor, end + 1 - floor).rfind('\n');
-      if (cut == std::string_view::npos) cut = text_in.substr(floor, end + 2 - floor).rfind(". ");
+      std::size_t cut = text.substr(floor, end + 1 - floor).rfind('\n');
+      if (cut == std::string_view::npos) cut = text.substr(floor, end + 2 - floor).rfind(". ");
       if (cut != std::string_view::npos) end = floor + cut + 1;
-      while (end < text_in.size() && (static_cast<unsigned char>(text_in[end]) & 0xC0) == 0x80) ++end;
+      while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
     }
-    auto result = inspect_injection(text_in.substr(begin, end - begin), context);
-    for (auto& h : result.hits) {
+    chunks.emplace_back(begin, end);
+    if (end >= text.size()) break;
+    begin = end;
+  }
+  return chunks;
+}
+
+// Runs task(0) .. task(count - 1) on up to `threads` threads, the caller's included; tasks are
+// taken in order, so put the longest first. The first exception is rethrown once all have stopped.
+void run_tasks(std::size_t count, unsigned threads, const std::function<void(std::size_t)>& task) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < count;) {
+      try {
+        task(i);
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next = count;  // stop handing out work
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, count); ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no thread to be had: the caller's own thread does the rest
+    }
+  }
+  work();
+  for (auto& helper : helpers) helper.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
+
+std::vector<finding> scan_text(std::string_view text_in, std::string_view location, unsigned max_threads) {
+  field_context context{field_role::result, {}, nullptr, nullptr, 0};
+  const auto chunks = plan_chunks(text_in);
+  // A long result spreads over the machine's cores: its chunks and the hidden-text pass are
+  // independent, and the merge below walks them in order, so the findings do not depend on it.
+  unsigned threads = max_threads ? max_threads : std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+  if (text_in.size() < parallel_scan_min) threads = 1;
+  hidden_scan hidden;
+  std::vector<injection_result> results(chunks.size());
+  run_tasks(chunks.size() + 1, threads, [&](std::size_t i) {
+    if (i == 0) hidden = scan_hidden(text_in, text_kind::result);
+    else results[i - 1] = inspect_injection(text_in.substr(chunks[i - 1].first, chunks[i - 1].second - chunks[i - 1].first), context);
+  });
+
+  std::vector<finding> out;
+  for (auto& h : hidden.hits)
+    out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
+                   text::excerpt(text_in, h.begin, h.end), h.decoded.substr(0, 400), h.message});
+  std::map<std::string_view, std::size_t> best;  // rule -> index in out
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    const std::size_t begin = chunks[c].first;
+    for (auto& h : results[c].hits) {
       finding f{std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
                 text::excerpt(text_in, begin + h.begin, begin + h.end), h.decoded, h.message};
       auto it = best.find(h.rule_id);
@@ -730,8 +792,6 @@ std::vector<finding> scan_text(std::string_view text_in, std::string_view locati
         out[it->second] = std::move(f);
       }
     }
-    if (end >= text_in.size()) break;
-    begin = end;
   }
   if (!hidden.revealed.empty()) {
     auto revealed = inspect_injection(hidden.revealed, context);

@@ -81,8 +81,11 @@ struct analysis_report {
 analysis_report analyse(const std::vector<server_input>& servers);
 
 // Runtime text (tool results, resource reads, prompt bodies): hidden-text and injection detectors.
-// `location` is copied into each finding. Fast path for ASCII; linear time.
-std::vector<finding> scan_text(std::string_view text, std::string_view location = "result");
+// `location` is copied into each finding. Fast path for ASCII; linear time. A text of
+// parallel_scan_min bytes or more is scanned on up to max_threads threads (0: one per core, at
+// most 4); the findings are the same for any thread count.
+inline constexpr std::size_t parallel_scan_min = 256 * 1024;
+std::vector<finding> scan_text(std::string_view text, std::string_view location = "result", unsigned max_threads = 0);
 
 // Scoring (docs/scoring.md). Only findings whose rule is a threat count.
 trust_score score_findings(const std::vector<finding>& findings);

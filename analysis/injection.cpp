@@ -351,8 +351,15 @@ bool any_of(const std::vector<bool>& bits) { return std::find(bits.begin(), bits
 struct compiled_bank {
   std::unique_ptr<re2::RE2::Set> set;
   prefilter filter;             // over the full patterns, indexed like patterns[]
-  std::vector<int> pattern_of;  // set index -> index in patterns[] (robust to a failed Add)
-  std::vector<bool> confirm;    // per pattern: the set holds a trigger only
+  // Set index -> pattern (index in patterns[]) and part: 0 is the trigger (or the whole pattern),
+  // 1.. the parts after its windows. Robust to a failed Add.
+  struct set_entry {
+    int pattern;
+    int part;
+  };
+  std::vector<set_entry> entries;
+  std::vector<bool> confirm;      // per pattern: the set holds a trigger only
+  std::vector<int> parts_in_set;  // per pattern: its entries in the set (trigger + gating parts)
   std::vector<std::unique_ptr<re2::RE2>> singles;  // same patterns, for match positions
   std::vector<std::string> errors;
   // Words announcing an encoding (alternative views), found by the prefilter's pass.
@@ -383,11 +390,28 @@ const compiled_bank& bank() {
         re2::RE2 probe(head, options);
         if (probe.ok()) { trigger = head; confirm = true; }  // unbalanced heads fall back to the full pattern
       }
+      const int index = static_cast<int>(&p - patterns);
       std::string error;
       int added = b.set->Add(trigger, &error);
       if (added < 0) b.errors.push_back(full + ": " + error);
-      else b.pattern_of.push_back(static_cast<int>(&p - patterns));
+      else b.entries.push_back({index, 0});
       b.confirm.push_back(confirm);
+      b.parts_in_set.push_back(added < 0 ? 0 : 1);
+      // Every part after a window must match somewhere for the whole pattern to match, so the set
+      // also holds those parts: a trigger whose later parts are absent needs no confirmation pass
+      // (common trigger words would otherwise cost a full-pattern pass over most texts).
+      if (confirm && added >= 0) {
+        int part = 0;
+        for (auto at = expression.find(window_marker); at != std::string_view::npos;) {
+          const auto from = at + window_marker.size();
+          at = expression.find(window_marker, from);
+          std::string later(expression.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from));
+          ++part;
+          if (re2::RE2 probe(later, options); !probe.ok() || b.set->Add(later, nullptr) < 0) continue;  // just less gating
+          b.entries.push_back({index, part});
+          ++b.parts_in_set.back();
+        }
+      }
       b.singles.push_back(std::make_unique<re2::RE2>("(" + full + ")", options));
       if (!b.singles.back()->ok()) b.errors.push_back(full + ": " + b.singles.back()->error());
       b.filter.add(full, options);
@@ -840,10 +864,7 @@ class evaluator {
         for (std::size_t i = 0; i < b.singles.size(); ++i)
           if (possible_[i] && re2::RE2::PartialMatch(view, *b.singles[i])) matched_.push_back(static_cast<int>(i));
       }
-      if (from_set) {
-        for (int& index : matched_) index = b.pattern_of[static_cast<std::size_t>(index)];
-        confirm_triggers(view, possible_, matched_);
-      }
+      if (from_set) matched_ = confirmed_patterns(view, possible_, matched_);
       for (int index : matched_) result_.signals.set(static_cast<std::size_t>(patterns[index].sig));
     }
     alternative_views();
@@ -853,17 +874,27 @@ class evaluator {
     return std::move(result_);
   }
 
-  // Keeps the windowed patterns whose full expression matches (in place; indices into patterns[]).
-  // A pattern the prefilter ruled out for this text is dropped without running it.
-  void confirm_triggers(std::string_view text, const std::vector<bool>& possible, std::vector<int>& indices) const {
+  // The patterns (indices into patterns[], ascending) that match text, from the set's hits (set
+  // indices). A pattern the prefilter ruled out is dropped; a windowed pattern is run whole only
+  // when its trigger and every part of it the set holds were hit.
+  static std::vector<int> confirmed_patterns(std::string_view text, const std::vector<bool>& possible,
+                                             const std::vector<int>& set_hits) {
     const auto& b = bank();
+    std::vector<std::uint8_t> parts_hit(b.confirm.size(), 0);
+    std::vector<bool> trigger_hit(b.confirm.size(), false);
+    for (int hit : set_hits) {
+      const auto& entry = b.entries[static_cast<std::size_t>(hit)];
+      ++parts_hit[static_cast<std::size_t>(entry.pattern)];
+      if (entry.part == 0) trigger_hit[static_cast<std::size_t>(entry.pattern)] = true;
+    }
+    std::vector<int> out;
     re2::StringPiece piece(text.data(), text.size());
-    indices.erase(std::remove_if(indices.begin(), indices.end(),
-                                 [&](int index) {
-                                   auto i = static_cast<std::size_t>(index);
-                                   return !possible[i] || (b.confirm[i] && !re2::RE2::PartialMatch(piece, *b.singles[i]));
-                                 }),
-                  indices.end());
+    for (std::size_t i = 0; i < trigger_hit.size(); ++i) {
+      if (!trigger_hit[i] || !possible[i]) continue;
+      if (b.confirm[i] && (parts_hit[i] < b.parts_in_set[i] || !re2::RE2::PartialMatch(piece, *b.singles[i]))) continue;
+      out.push_back(static_cast<int>(i));
+    }
+    return out;
   }
 
   // Obfuscated spellings: analyse a de-obfuscated copy too (signals only; evidence stays on the
@@ -946,9 +977,7 @@ class evaluator {
       re2::RE2::Set::ErrorInfo info{};
       auto possible = b.filter.possible(alt);
       if (!any_of(possible) || !b.set->Match(alt, &hits, &info)) continue;
-      for (int& index : hits) index = b.pattern_of[static_cast<std::size_t>(index)];
-      confirm_triggers(alt, possible, hits);
-      for (int index : hits) {
+      for (int index : confirmed_patterns(alt, possible, hits)) {
         result_.signals.set(static_cast<std::size_t>(patterns[index].sig));
         obfuscated_ = true;
       }

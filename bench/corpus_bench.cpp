@@ -1,7 +1,7 @@
 // corpus_bench: precision / recall of `scan` over the labelled corpus in tests/corpus, and the
 // speed of surface analysis and runtime text scanning.
 //
-//   corpus_bench [--corpus DIR] [--min 0.95] [--no-speed] [--only-speed] [--only-scan ascii|accented] [--verbose]
+//   corpus_bench [--corpus DIR] [--min 0.95] [--no-speed] [--only-speed] [--only-scan ascii|accented [--threads N]] [--verbose]
 //
 // Exit status: 0 when precision and recall are both >= --min (default 0: report only), 1 otherwise,
 // 2 on usage or input errors.
@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analysis/catalogue.hpp"
@@ -33,6 +34,7 @@ struct options {
   bool quality = true;
   bool verbose = false;
   std::string only_scan;  // "ascii" or "accented": only that scan_text rate (for profiling)
+  unsigned threads = 1;    // with --only-scan: scan_text threads (0: its default)
 };
 
 struct outcome {
@@ -226,20 +228,22 @@ std::string accented_text(std::size_t bytes) {
   return out;
 }
 
-// Median throughput of scan_text over text, in MB/s (10^6 bytes per second).
-double scan_rate(const std::string& text, const char* label) {
+// Median throughput of scan_text over text, in MB/s (10^6 bytes per second), on `threads` threads
+// (0: scan_text's default, one per core).
+double scan_rate(const std::string& text, const char* label, unsigned threads) {
   scan_text(text.substr(0, std::min<std::size_t>(text.size(), 1 << 20)));
   std::vector<double> rates;
   for (int i = 0; i < 5; ++i) {
     auto t0 = std::chrono::steady_clock::now();
-    auto findings = scan_text(text);
+    auto findings = scan_text(text, "result", threads);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     rates.push_back(double(text.size()) / 1e6 / seconds);
     if (i == 0 && !findings.empty()) std::printf("  (%s text produced %zu findings: %s)\n", label, findings.size(), findings[0].rule_id.c_str());
   }
   std::sort(rates.begin(), rates.end());
-  std::printf("speed: scan_text on %zu MiB of %s text: median %.0f MB/s (min %.0f, max %.0f)\n", text.size() >> 20, label,
-              rates[rates.size() / 2], rates.front(), rates.back());
+  const std::string on = threads == 1 ? "1 thread" : "default threads (" + std::to_string(std::clamp(std::thread::hardware_concurrency(), 1u, 4u)) + ")";
+  std::printf("speed: scan_text on %zu MiB of %s text, %s: median %.0f MB/s (min %.0f, max %.0f)\n", text.size() >> 20, label,
+              on.c_str(), rates[rates.size() / 2], rates.front(), rates.back());
   return rates[rates.size() / 2];
 }
 
@@ -258,8 +262,11 @@ int run_speed() {
   std::printf("speed: analyse 1,000-tool surface: median %.1f ms (min %.1f, max %.1f) over %zu runs; %zu strings, %zu bytes, grade %c\n",
               times[times.size() / 2], times.front(), times.back(), times.size(), report.stats.strings_scanned,
               report.stats.bytes_scanned, report.trust.grade);
-  scan_rate(ordinary_text(std::size_t{32} << 20), "ordinary ASCII");
-  scan_rate(accented_text(std::size_t{8} << 20), "accented (non-ASCII)");
+  const std::string ascii = ordinary_text(std::size_t{32} << 20), accented = accented_text(std::size_t{8} << 20);
+  for (unsigned threads : {1u, 0u}) {
+    scan_rate(ascii, "ordinary ASCII", threads);
+    scan_rate(accented, "accented (non-ASCII)", threads);
+  }
   // Short texts: typical tool results of a few KiB.
   std::string small = ordinary_text(4096);
   auto t0 = std::chrono::steady_clock::now();
@@ -281,14 +288,15 @@ int main(int argc, char** argv) {
     else if (a == "--no-speed") opt.speed = false;
     else if (a == "--only-speed") opt.quality = false;
     else if (a == "--verbose") opt.verbose = true;
+    else if (a == "--threads" && i + 1 < argc) opt.threads = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (a == "--only-scan" && i + 1 < argc) opt.only_scan = argv[++i];
     else {
-      std::cerr << "usage: corpus_bench [--corpus DIR] [--min 0.95] [--no-speed] [--only-speed] [--only-scan ascii|accented] [--verbose]\n";
+      std::cerr << "usage: corpus_bench [--corpus DIR] [--min 0.95] [--no-speed] [--only-speed] [--only-scan ascii|accented [--threads N]] [--verbose]\n";
       return 2;
     }
   }
-  if (opt.only_scan == "ascii") return scan_rate(ordinary_text(std::size_t{32} << 20), "ordinary ASCII") > 0 ? 0 : 1;
-  if (opt.only_scan == "accented") return scan_rate(accented_text(std::size_t{8} << 20), "accented (non-ASCII)") > 0 ? 0 : 1;
+  if (opt.only_scan == "ascii") return scan_rate(ordinary_text(std::size_t{32} << 20), "ordinary ASCII", opt.threads) > 0 ? 0 : 1;
+  if (opt.only_scan == "accented") return scan_rate(accented_text(std::size_t{8} << 20), "accented (non-ASCII)", opt.threads) > 0 ? 0 : 1;
   int status = 0;
   if (opt.quality) status = run_quality(opt);
   if (opt.speed && status != 2) run_speed();
