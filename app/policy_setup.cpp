@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <iterator>
 #include <random>
 #include <spdlog/spdlog.h>
 
@@ -59,9 +61,16 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
                    : settings.audit_sync == "always" ? proxy::audit_sync::always
                                                      : proxy::audit_sync::interval;
     const bool redact = rules.secrets.redact_audit;
-    // Runs on the writer thread: secrets out, sizes capped.
+    // Runs on the writer thread: secrets out, sizes capped. Fields mcp-warden fills from its own
+    // values carry no peer data and are not searched (half of a call record's strings).
     options.redact = [redact](json& event) {
-      if (redact) proxy::redact_json(event, true);
+      static constexpr std::string_view own_fields[] = {"event", "decision", "mode", "session", "ts", "warden_version"};
+      if (redact && event.is_object()) {
+        for (auto& [key, value] : event.items())
+          if (std::find(std::begin(own_fields), std::end(own_fields), key) == std::end(own_fields)) proxy::redact_json(value, true);
+      } else if (redact) {
+        proxy::redact_json(event, true);
+      }
       proxy::cap_json(event, 2048, 12);
     };
     auto opened = proxy::audit_log::open(std::move(options));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "analysis/catalogue.hpp"
 #include "analysis/engine.hpp"
@@ -382,9 +383,10 @@ void policy_engine::note_call_result(std::string_view tool, bool is_error) {
 
 namespace {
 
-// Every model-visible text of a result, as pointers into a mutable copy.
-void collect_texts(json& node, std::string_view method, std::vector<json*>& out) {
-  auto content_item = [&](json& c) {
+// Every model-visible text of a result (Json: json or const json), in document order.
+template <class Json>
+void collect_texts(Json& node, std::string_view method, std::vector<Json*>& out) {
+  auto content_item = [&](Json& c) {
     if (!c.is_object()) return;
     if (auto t = c.find("text"); t != c.end() && t->is_string()) out.push_back(&*t);
     if (auto r = c.find("resource"); r != c.end() && r->is_object())
@@ -395,7 +397,7 @@ void collect_texts(json& node, std::string_view method, std::vector<json*>& out)
     if (auto c = node.find("content"); c != node.end() && c->is_array())
       for (auto& item : *c) content_item(item);
     if (auto s = node.find("structuredContent"); s != node.end()) {
-      auto walk = [&](json& v, auto& self) -> void {
+      auto walk = [&](Json& v, auto& self) -> void {
         if (v.is_string()) out.push_back(&v);
         else if (v.is_array() || v.is_object())
           for (auto& child : v) self(child, self);
@@ -424,12 +426,12 @@ result_judgement policy_engine::judge_result(std::string_view method, const json
   result_judgement j;
   const auto& r = policy_.results;
   if ((method == "resources/read" && !r.scan_resources) || (method == "prompts/get" && !r.scan_prompts)) return j;
-  json copy = result;
-  std::vector<json*> texts;
-  collect_texts(copy, method, texts);
+  // Texts are judged in place; a copy of the result is made only when something must change.
+  std::vector<const json*> texts;
+  collect_texts(result, method, texts);
 
   bool block = false, sanitize_hidden = false, sanitize_ansi = false, injection_note = false;
-  for (json* t : texts) {
+  for (const json* t : texts) {
     const std::string& text = t->get_ref<const std::string&>();
     if (r.ansi != config::result_action::off && has_terminal_escapes(text)) {
       j.rules.push_back("results.ansi");
@@ -457,26 +459,31 @@ result_judgement policy_engine::judge_result(std::string_view method, const json
     j.changed = true;
     return j;
   }
+  std::vector<std::optional<std::string>> replaced(texts.size());  // new text per texts[i], if changed
   if (sanitize_hidden || sanitize_ansi) {
-    for (json* t : texts) {
-      sanitized clean = sanitize_text(t->get_ref<const std::string&>());
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      sanitized clean = sanitize_text(texts[i]->get_ref<const std::string&>());
       if (!clean.changed()) continue;
       j.removed_invisible += clean.invisible;
       j.removed_escapes += clean.escapes;
-      *t = std::move(clean.text);
+      replaced[i] = std::move(clean.text);
     }
   }
   if (policy_.secrets.redact_results)
-    for (json* t : texts) {
+    for (std::size_t i = 0; i < texts.size(); ++i) {
       std::size_t n = 0;
-      std::string redacted = redact_secrets(t->get_ref<const std::string&>(), false, &n);
-      if (n) {
-        *t = std::move(redacted);
+      if (auto redacted = redacted_copy(replaced[i] ? *replaced[i] : texts[i]->get_ref<const std::string&>(), false, &n)) {
+        replaced[i] = std::move(redacted);
         j.secrets_redacted += n;
       }
     }
   const bool sanitized_any = j.removed_invisible + j.removed_escapes > 0 || injection_note;
   if (sanitized_any || j.secrets_redacted > 0) {
+    json copy = result;
+    std::vector<json*> targets;  // the same texts, in the same order, inside the copy
+    collect_texts(copy, method, targets);
+    for (std::size_t i = 0; i < targets.size() && i < replaced.size(); ++i)
+      if (replaced[i]) *targets[i] = std::move(*replaced[i]);
     std::string note = "[mcp-warden: ";
     if (j.removed_invisible + j.removed_escapes > 0)
       note += "removed " + std::to_string(j.removed_invisible) + " invisible character(s) and " +
@@ -486,8 +493,8 @@ result_judgement policy_engine::judge_result(std::string_view method, const json
     note += "]";
     if (method == "tools/call" && copy.is_object() && copy.contains("content") && copy["content"].is_array())
       copy["content"].push_back({{"type", "text"}, {"text", note}});
-    else if (!texts.empty())
-      *texts.front() = texts.front()->get<std::string>() + "\n" + note;
+    else if (!targets.empty())
+      *targets.front() = targets.front()->get<std::string>() + "\n" + note;
     j.what = sanitized_any ? result_judgement::outcome::sanitized : result_judgement::outcome::pass;
     if (!sanitized_any) j.rules.push_back("secrets.redacted");
     j.replacement = std::move(copy);

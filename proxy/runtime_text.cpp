@@ -89,12 +89,32 @@ bool looks_random(std::string_view s) {
   return digit && upper && lower && entropy_bits(s) >= 4.3;
 }
 
+// A necessary condition for any pattern above, in one pass without RE2's per-call cost (most
+// strings are short words, names and numbers): an assignment or URL (':' or '='), a PEM armour
+// line ("-----"), a run of 11 or more [A-Za-z0-9_-] (every issuer shape: "eyJ" and 8 is the
+// shortest), or a run of 32 or more [A-Za-z0-9+/_-] (high-entropy tokens without '=').
+bool may_hold_secret(std::string_view text) {
+  if (text.find_first_of(":=") != std::string_view::npos || text.find("-----") != std::string_view::npos) return true;
+  std::size_t token_run = 0, base64_run = 0;
+  for (char c : text) {
+    const bool token = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    token_run = token ? token_run + 1 : 0;
+    base64_run = token || c == '+' || c == '/' ? base64_run + 1 : 0;
+    if (token_run >= 11 || base64_run >= 32) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<secret_hit> find_secrets(std::string_view text, bool generic) {
   std::vector<secret_hit> hits;
-  if (text.size() < 8) return hits;
+  // The shortest text any pattern matches is 12 bytes ("pwd=" and 8 characters).
+  if (text.size() < 12 || !may_hold_secret(text)) return hits;
   const compiled& c = bank();
+  // Most texts hold no credential: ask the set without collecting matches first (that call
+  // allocates nothing), and only then which patterns matched.
+  if (!c.set->Match(text, nullptr)) return hits;
   std::vector<int> matched;
   if (!c.set->Match(text, &matched)) return hits;
   std::sort(matched.begin(), matched.end());
@@ -135,9 +155,14 @@ std::vector<secret_hit> find_secrets(std::string_view text, bool generic) {
 }
 
 std::string redact_secrets(std::string_view text, bool generic, std::size_t* count) {
+  auto redacted = redacted_copy(text, generic, count);
+  return redacted ? std::move(*redacted) : std::string(text);
+}
+
+std::optional<std::string> redacted_copy(std::string_view text, bool generic, std::size_t* count) {
   const auto hits = find_secrets(text, generic);
   if (count) *count = hits.size();
-  if (hits.empty()) return std::string(text);
+  if (hits.empty()) return std::nullopt;
   std::string out;
   out.reserve(text.size());
   std::size_t at = 0;
@@ -156,8 +181,7 @@ std::size_t redact_json(json& value, bool generic) {
   std::size_t total = 0;
   if (value.is_string()) {
     std::size_t n = 0;
-    std::string redacted = redact_secrets(value.get_ref<const std::string&>(), generic, &n);
-    if (n) value = std::move(redacted);
+    if (auto redacted = redacted_copy(value.get_ref<const std::string&>(), generic, &n)) value = std::move(*redacted);
     return n;
   }
   if (value.is_array() || value.is_object())

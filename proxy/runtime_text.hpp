@@ -4,6 +4,7 @@
 // RE2 patterns are shared and immutable), linear time, never throws on any input.
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,8 @@ std::vector<secret_hit> find_secrets(std::string_view text, bool generic);
 
 // The text with each credential replaced by "[REDACTED:<kind>]"; `count` (optional) gets the number.
 std::string redact_secrets(std::string_view text, bool generic, std::size_t* count = nullptr);
+// The same, or nothing when the text holds no credential (no copy of a clean text is made).
+std::optional<std::string> redacted_copy(std::string_view text, bool generic, std::size_t* count = nullptr);
 
 // Redacts every string (and object key value) inside a JSON value in place; returns the count.
 std::size_t redact_json(nlohmann::json& value, bool generic);

@@ -33,6 +33,17 @@ TEST_CASE("generic detection: assignments and high-entropy tokens, not hashes or
   CHECK(find_secrets("ordinary text without secrets", true).empty());
 }
 
+TEST_CASE("the cheap pre-check in front of the patterns lets the shortest shapes through") {
+  // Each is at (or near) the minimum length or run its pattern allows.
+  CHECK(find_secrets("pwd=Xq7#kL9z", true).size() == 1);                     // 12 bytes, an assignment
+  CHECK(find_secrets("x eyJhbGciOiJ.eyJzdWIiOiJ.c2lnbmF0 y", false).size() == 1);  // runs of 11
+  CHECK(find_secrets("q8Zr3Lk9+w2Pn7Vt/Bm1Hc4Jd+Fg0SaQe8R/3Uo", true).size() == 1);  // short token runs, one long base64 run
+  CHECK(find_secrets("https://hooks.slack.com/services/T0000/B0000/abcdefghij", false).size() == 1);  // '/'-split path
+  CHECK(find_secrets("-----BEGIN PRIVATE KEY-----", false).size() == 1);
+  CHECK(find_secrets("eleven char", true).empty());
+  CHECK(find_secrets("a plain sentence, with words and short names", true).empty());
+}
+
 TEST_CASE("redact_json walks nested values; secret_kinds_in names kinds once") {
   json v = json::parse(R"({"a":["AKIAIOSFODNN7EXAMPLE", {"b":"AKIAIOSFODNN7EXAMPLE"}], "n": 3})");
   CHECK(secret_kinds_in(v, false) == std::vector<std::string>{"aws-access-key-id"});
