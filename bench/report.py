@@ -231,7 +231,7 @@ def generate(cases, machine, plot_dir, doc_dir):
         lines.append("| relay | instructions per call | vs C relay |")
         lines.append("|---|---:|---:|")
         base = g("callgrind.c_relay", "instructions_per_call")
-        for key in ["c_relay", "warden_noenum", "warden"]:
+        for key in ["c_relay", "warden_noenum", "warden", "warden_full"]:
             v = g(f"callgrind.{key}", "instructions_per_call")
             if v is not None:
                 lines.append(f"| {LABELS[key]} | {fmt(v)} | {ratio(v, base, 1)} |")

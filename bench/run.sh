@@ -170,11 +170,14 @@ if want stdio && [[ $callgrind == 1 && $have_valgrind == 1 ]]; then
     awk '/^(summary|totals):/ {print $2; exit}' "$file"
     rm -f "$file"
   }
-  for target in c_relay warden_noenum warden; do
+  targets=(c_relay warden_noenum warden)
+  [[ ${#warden_full[@]} -gt 0 ]] && targets+=(warden_full)
+  for target in "${targets[@]}"; do
     case $target in
       c_relay) cmd=("$c_relay" --) ;;
       warden_noenum) cmd=("${warden_noenum[@]}") ;;
       warden) cmd=("${warden_default[@]}") ;;
+      warden_full) cmd=("${warden_full[@]}"); rm -f "$out_dir"/audit.jsonl* ;;
     esac
     a=$(instructions "$callgrind_n" "${cmd[@]}" "$echo_server")
     b=$(instructions $((2 * callgrind_n)) "${cmd[@]}" "$echo_server")
