@@ -45,10 +45,10 @@ for stage in $stages; do
     asan) build build-asan -DWARDEN_WERROR=ON -DWARDEN_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug \
             -DWARDEN_BENCH=OFF && WARDEN_SANITIZED=asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_ctest build-asan -E 'bench|corpus|e2e_real_servers' "$@" ;;
-    tsan) WARDEN_TARGETS="mcp-warden proxy_tests transports_tests" \
+    tsan) WARDEN_TARGETS="mcp-warden proxy_tests transports_tests analysis_tests" \
             build build-tsan -DWARDEN_WERROR=ON -DWARDEN_SANITIZE=thread -DWARDEN_BENCH=OFF && \
             WARDEN_SANITIZED=tsan TSAN_OPTIONS=halt_on_error=1 \
-            run_ctest build-tsan -R '^(e2e_stdio|proxy_tests|transports_tests)$' "$@" ;;
+            run_ctest build-tsan -R '^(e2e_stdio|proxy_tests|transports_tests|analysis_parallel_scan)$' "$@" ;;
     fuzz) if ./scripts/fuzz.sh "${WARDEN_FUZZ_SECONDS:-20}"; then passed=$((passed + 1));
           else broken+=("fuzz"); failed=$((failed + 1)); fi ;;
     *) echo "unknown stage $stage" >&2; exit 2 ;;
