@@ -765,8 +765,12 @@ std::vector<finding> scan_text(std::string_view text_in, std::string_view locati
   const auto chunks = plan_chunks(text_in);
   // A long result spreads over the machine's cores: its chunks and the hidden-text pass are
   // independent, and the merge below walks them in order, so the findings do not depend on it.
-  unsigned threads = max_threads ? max_threads : std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
-  if (text_in.size() < parallel_scan_min) threads = 1;
+  // (hardware_concurrency() reads /sys on every call: asked only for long texts, and once.)
+  unsigned threads = 1;
+  if (text_in.size() >= parallel_scan_min) {
+    static const unsigned cores = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+    threads = max_threads ? max_threads : cores;
+  }
   hidden_scan hidden;
   std::vector<injection_result> results(chunks.size());
   run_tasks(chunks.size() + 1, threads, [&](std::size_t i) {
