@@ -880,19 +880,26 @@ class evaluator {
   static std::vector<int> confirmed_patterns(std::string_view text, const std::vector<bool>& possible,
                                              const std::vector<int>& set_hits) {
     const auto& b = bank();
-    std::vector<std::uint8_t> parts_hit(b.confirm.size(), 0);
-    std::vector<bool> trigger_hit(b.confirm.size(), false);
+    // Hits as (pattern, part), grouped by pattern: the work follows the hits, not the bank's size.
+    std::vector<std::pair<int, int>> hits;
+    hits.reserve(set_hits.size());
     for (int hit : set_hits) {
       const auto& entry = b.entries[static_cast<std::size_t>(hit)];
-      ++parts_hit[static_cast<std::size_t>(entry.pattern)];
-      if (entry.part == 0) trigger_hit[static_cast<std::size_t>(entry.pattern)] = true;
+      hits.emplace_back(entry.pattern, entry.part);
     }
+    std::sort(hits.begin(), hits.end());
+    hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
     std::vector<int> out;
     re2::StringPiece piece(text.data(), text.size());
-    for (std::size_t i = 0; i < trigger_hit.size(); ++i) {
-      if (!trigger_hit[i] || !possible[i]) continue;
-      if (b.confirm[i] && (parts_hit[i] < b.parts_in_set[i] || !re2::RE2::PartialMatch(piece, *b.singles[i]))) continue;
-      out.push_back(static_cast<int>(i));
+    for (std::size_t k = 0; k < hits.size();) {
+      const int pattern = hits[k].first;
+      const bool trigger = hits[k].second == 0;
+      std::size_t parts = 0;
+      for (; k < hits.size() && hits[k].first == pattern; ++k) ++parts;
+      const auto i = static_cast<std::size_t>(pattern);
+      if (!trigger || !possible[i]) continue;
+      if (b.confirm[i] && (static_cast<int>(parts) < b.parts_in_set[i] || !re2::RE2::PartialMatch(piece, *b.singles[i]))) continue;
+      out.push_back(pattern);
     }
     return out;
   }
