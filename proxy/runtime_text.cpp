@@ -43,8 +43,21 @@ constexpr std::array<pattern, 14> patterns{{
     {"high-entropy", R"(([A-Za-z0-9+/_=-]{32,}))", true},
 }};
 
+// The specific set's indices are indices into patterns[] only while the generic shapes come last.
+constexpr bool generic_patterns_last() {
+  bool generic_seen = false;
+  for (const auto& p : patterns) {
+    if (p.generic) generic_seen = true;
+    else if (generic_seen) return false;
+  }
+  return true;
+}
+static_assert(generic_patterns_last(), "keep the generic patterns at the end of the list");
+
 struct compiled {
-  std::unique_ptr<re2::RE2::Set> set;
+  // Set indices are indices into patterns[]; `specific` holds the issuer shapes only (the generic
+  // ones come last), so that a search without them never matches a long word or a hash.
+  std::unique_ptr<re2::RE2::Set> all, specific;
   std::vector<std::unique_ptr<re2::RE2>> each;
 };
 
@@ -54,12 +67,15 @@ const compiled& bank() {
     re2::RE2::Options options;
     options.set_log_errors(false);
     options.set_max_mem(64 << 20);
-    c.set = std::make_unique<re2::RE2::Set>(options, re2::RE2::UNANCHORED);
+    c.all = std::make_unique<re2::RE2::Set>(options, re2::RE2::UNANCHORED);
+    c.specific = std::make_unique<re2::RE2::Set>(options, re2::RE2::UNANCHORED);
     for (const auto& p : patterns) {
-      c.set->Add(p.regex, nullptr);
+      c.all->Add(p.regex, nullptr);
+      if (!p.generic) c.specific->Add(p.regex, nullptr);
       c.each.push_back(std::make_unique<re2::RE2>(p.regex, options));
     }
-    c.set->Compile();
+    c.all->Compile();
+    c.specific->Compile();
     return c;
   }();
   return instance;
@@ -93,14 +109,16 @@ bool looks_random(std::string_view s) {
 // strings are short words, names and numbers): an assignment or URL (':' or '='), a PEM armour
 // line ("-----"), a run of 11 or more [A-Za-z0-9_-] (every issuer shape: "eyJ" and 8 is the
 // shortest), or a run of 32 or more [A-Za-z0-9+/_-] (high-entropy tokens without '=').
+// (One loop: find_first_of(":=") would call memchr once per byte of the text.)
 bool may_hold_secret(std::string_view text) {
-  if (text.find_first_of(":=") != std::string_view::npos || text.find("-----") != std::string_view::npos) return true;
-  std::size_t token_run = 0, base64_run = 0;
+  std::size_t token_run = 0, base64_run = 0, dashes = 0;
   for (char c : text) {
+    if (c == ':' || c == '=') return true;
+    dashes = c == '-' ? dashes + 1 : 0;
     const bool token = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
     token_run = token ? token_run + 1 : 0;
     base64_run = token || c == '+' || c == '/' ? base64_run + 1 : 0;
-    if (token_run >= 11 || base64_run >= 32) return true;
+    if (token_run >= 11 || base64_run >= 32 || dashes >= 5) return true;
   }
   return false;
 }
@@ -114,9 +132,10 @@ std::vector<secret_hit> find_secrets(std::string_view text, bool generic) {
   const compiled& c = bank();
   // Most texts hold no credential: ask the set without collecting matches first (that call
   // allocates nothing), and only then which patterns matched.
-  if (!c.set->Match(text, nullptr)) return hits;
+  const re2::RE2::Set& set = generic ? *c.all : *c.specific;
+  if (!set.Match(text, nullptr)) return hits;
   std::vector<int> matched;
-  if (!c.set->Match(text, &matched)) return hits;
+  if (!set.Match(text, &matched)) return hits;
   std::sort(matched.begin(), matched.end());
   for (int index : matched) {
     const pattern& p = patterns[static_cast<std::size_t>(index)];
