@@ -38,5 +38,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // Repairing must always yield valid UTF-8.
   if (!is_valid_utf8(replace_invalid_utf8(input))) std::abort();
+  // The envelope path plus the session's document builder must give nlohmann's document: same
+  // text (dump tells 1 from 1.0 and -0.0 from 0.0) and same integer signedness throughout.
+  parse_limits envelope = limits;
+  envelope.document = false;
+  parse_outcome fast = parse_message(input, envelope);
+  if (fast.ok != out.ok) std::abort();
+  load_document(fast.value, input);
+  if (fast.value.doc.dump() != m.doc.dump()) std::abort();
+  auto unsigned_count = [](const nlohmann::json& j, auto& self) -> std::size_t {
+    std::size_t n = j.is_number_unsigned() ? 1 : 0;
+    if (j.is_structured())
+      for (const auto& child : j) n += self(child, self);
+    return n;
+  };
+  if (unsigned_count(fast.value.doc, unsigned_count) != unsigned_count(m.doc, unsigned_count)) std::abort();
   return 0;
 }
