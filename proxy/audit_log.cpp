@@ -190,6 +190,10 @@ bool audit_log::refresh_tail() {
     if (write_all(fd_, body)) {
       last_hash_ = hash;
       expected_size_ += body.size();
+    } else if (::ftruncate(fd_, static_cast<off_t>(end)) != 0) {
+      // A partly written note must not stay: the next record would be appended to its torn end
+      // (seen on a full disk). If it cannot be cut off, nothing is written until it is.
+      expected_size_ = std::uint64_t(-1);
     }
   }
   return true;
@@ -314,7 +318,10 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
   bool note_owed = dropped > 0;
   auto flush = [&]() {
     if (text.empty()) return;
-    if (write_all(fd_, text)) {
+    const std::uint64_t size_before = expected_size_;
+    // After a failed write in this batch whose torn end could not be cut off, write nothing more
+    // (count it as lost) until the next batch's refresh_tail() repairs the file.
+    if (size_before != std::uint64_t(-1) && write_all(fd_, text)) {
       expected_size_ += text.size();
       written_ += in_text;
       dirty_ = true;
@@ -324,7 +331,9 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
       last_write_failed_ = true;
       seq_ = seq_before;
       last_hash_ = hash_before;
-      expected_size_ = std::uint64_t(-1);
+      // A partial write must not stay: the next record would be appended to its torn end.
+      if (size_before == std::uint64_t(-1) || ::ftruncate(fd_, static_cast<off_t>(size_before)) != 0)
+        expected_size_ = std::uint64_t(-1);
       ++write_errors_;
       lost += in_text;
     }
