@@ -4,6 +4,7 @@
 #include <unicode/uscript.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 
@@ -14,10 +15,10 @@ namespace {
 
 using text::invalid_code_point;
 
-struct cp_at {
+// A bidi embedding or isolate, judged once the whole text has been seen.
+struct bidi_control {
   char32_t cp;
-  std::uint32_t offset;
-  std::uint32_t length;
+  std::size_t offset, end;
 };
 
 // One aggregated hit per rule and field keeps reports readable: first position, count, worst case.
@@ -88,6 +89,55 @@ bool is_rtl(char32_t cp) {
 
 bool is_variation_selector(char32_t cp) {
   return (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF);
+}
+
+bool is_tag(char32_t cp) { return cp >= 0xE0000 && cp <= 0xE007F; }
+
+bool is_bidi_control(char32_t cp) { return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069); }
+
+// Default-ignorable or format characters that are neither variation selectors nor tags (those have
+// checks of their own).
+bool is_invisible_format(char32_t cp) {
+  if (cp == invalid_code_point || cp < 0x80 || is_variation_selector(cp) || is_tag(cp)) return false;
+  const auto c = static_cast<UChar32>(cp);
+  return u_hasBinaryProperty(c, UCHAR_DEFAULT_IGNORABLE_CODE_POINT) || u_charType(c) == U_FORMAT_CHAR;
+}
+
+// Properties of a non-ASCII code point that the scan asks for on every character, as bits.
+constexpr std::uint8_t cp_alpha = 1, cp_latin = 2, cp_rtl = 4, cp_word = 8,
+                       cp_ordinary = 16,  // no check applies: not a space, control, mark, tag, ...
+                       cp_known = 128;
+
+std::uint8_t compute_properties(char32_t cp) {
+  const auto c = static_cast<UChar32>(cp);
+  UErrorCode status = U_ZERO_ERROR;
+  std::uint8_t bits = cp_known;
+  if (u_isalpha(c)) bits |= cp_alpha;
+  if (uscript_getScript(c, &status) == USCRIPT_LATIN && U_SUCCESS(status)) bits |= cp_latin;
+  if (is_rtl(cp)) bits |= cp_rtl;
+  const auto type = u_charType(c);
+  if (u_isalnum(c) || type == U_NON_SPACING_MARK) bits |= cp_word;
+  const bool has_check = is_space_like(cp) || cp == 0x2028 || cp == 0x2029 || is_tag(cp) ||
+                         is_variation_selector(cp) || is_bidi_control(cp) || cp == 0x200E || cp == 0x200F ||
+                         cp == 0x061C || cp == 0x200C || cp == 0x200D || cp == 0xFEFF || cp <= 0x9F ||
+                         u_hasBinaryProperty(c, UCHAR_DEFAULT_IGNORABLE_CODE_POINT) || type == U_FORMAT_CHAR ||
+                         type == U_PRIVATE_USE_CHAR || u_hasBinaryProperty(c, UCHAR_NONCHARACTER_CODE_POINT);
+  if (!has_check) bits |= cp_ordinary;
+  return bits;
+}
+
+// ICU property lookups cost more than the rest of the scan together: answers for the first two
+// planes are remembered process-wide (filled on first sight; racing fills store the same value).
+std::uint8_t properties_of(char32_t cp) {
+  constexpr char32_t cached = 0x20000;
+  static std::atomic<std::uint8_t> table[cached];
+  if (cp >= cached) return compute_properties(cp);
+  auto bits = table[cp].load(std::memory_order_relaxed);
+  if (!bits) {
+    bits = compute_properties(cp);
+    table[cp].store(bits, std::memory_order_relaxed);
+  }
+  return bits;
 }
 
 std::string printable_or_hex(const std::string& bytes) {
@@ -251,256 +301,310 @@ class scanner {
     }
   }
 
+  // A code point and the byte after it. Decoding is deterministic from any code point boundary,
+  // so the passes below decode as they go instead of keeping an array of code points (12 bytes per
+  // character of a 10 MB result was a page-faulting allocation per scan).
+  struct decoded {
+    char32_t cp;
+    std::size_t next;
+  };
+  decoded at(std::size_t i) const noexcept {
+    const auto b = static_cast<unsigned char>(raw_[i]);
+    if (b < 0x80) return {b, i + 1};
+    char32_t cp = text::decode_utf8(raw_, i);
+    return {cp, i};
+  }
+
   void scan_unicode() {
-    std::vector<cp_at> cps;
-    cps.reserve(raw_.size());
-    for (std::size_t i = 0; i < raw_.size();) {
-      const auto start = i;
-      char32_t cp = text::decode_utf8(raw_, i);
-      cps.push_back({cp, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(i - start)});
-      if (cp < 0x80) {
+    const std::size_t n = raw_.size();
+    // Pass 1: script statistics, needed before pass 2 judges marks and words. (Counted in locals:
+    // members would be stored on every byte, as the text's chars may alias them.)
+    std::size_t ascii_letters = 0, other_letters = 0, other_latin = 0;
+    bool rtl = false;
+    for (std::size_t i = 0; i < n;) {
+      const auto b = static_cast<unsigned char>(raw_[i]);
+      if (b < 0x80) {
         // ASCII: never right-to-left; letters are Latin.
-        if ((cp | 0x20) >= 'a' && (cp | 0x20) <= 'z') {
-          ++letters_;
-          ++latin_letters_;
-        }
+        ascii_letters += (b | 0x20) >= 'a' && (b | 0x20) <= 'z';
+        ++i;
         continue;
       }
-      if (cp != invalid_code_point && is_rtl(cp)) has_rtl_ = true;
-      if (cp != invalid_code_point && cp >= 0x41) {
-        UErrorCode status = U_ZERO_ERROR;
-        if (u_isalpha(static_cast<UChar32>(cp))) {
-          ++letters_;
-          if (uscript_getScript(static_cast<UChar32>(cp), &status) == USCRIPT_LATIN) ++latin_letters_;
-        }
+      const auto [cp, next] = at(i);
+      i = next;
+      if (cp == invalid_code_point) continue;
+      const auto props = properties_of(cp);
+      rtl = rtl || (props & cp_rtl);
+      if (props & cp_alpha) {
+        ++other_letters;
+        other_latin += (props & cp_latin) != 0;
       }
     }
+    letters_ = ascii_letters + other_letters;
+    latin_letters_ = ascii_letters + other_latin;
+    has_rtl_ = rtl;
+    // Pass 2: every check, in one walk. `prev` is the code point before the current one.
     bool line_start = true;
-    int bidi_depth = 0;
-    for (std::size_t k = 0; k < cps.size();) {
-      const auto [cp, offset, length] = cps[k];
-      const std::size_t end = offset + length;
+    char32_t prev = invalid_code_point;
+    std::size_t blank_run_end = 0;  // newlines before this byte belong to a run already judged
+    for (std::size_t i = 0; i < n;) {
+      const auto b = static_cast<unsigned char>(raw_[i]);
+      if (b > 0x20 && b < 0x7F) {
+        line_start = false;
+        prev = b;
+        ++i;
+        continue;
+      }
+      const std::size_t offset = i;
+      const auto [cp, end] = at(i);
       if (cp == invalid_code_point) {
         invalid_.add(severity::medium, 0.9, offset, end, "byte sequence that is not valid UTF-8");
-        ++k;
+        prev = cp;
+        i = end;
+        continue;
+      }
+      if (cp >= 0x80 && (properties_of(cp) & cp_ordinary)) {
+        line_start = false;
+        prev = cp;
+        i = end;
         continue;
       }
       if (cp < 0x80) {
-        if (cp > 0x20 && cp < 0x7F) { line_start = false; ++k; continue; }
-        if (cp == '\n') { line_start = true; }
+        if (cp == '\n') line_start = true;
         if (cp != ' ' && cp != '\t' && cp != '\n') {
-          std::size_t used = ascii_event(offset);
-          // Skip code points covered by an escape sequence.
-          std::size_t stop = offset + std::max<std::size_t>(used, 1);
-          while (k < cps.size() && cps[k].offset < stop) ++k;
+          // Skip the code points an escape sequence covers.
+          const std::size_t stop = offset + std::max<std::size_t>(ascii_event(offset), 1);
+          while (i < stop) {
+            const decoded d = at(i);
+            prev = d.cp;
+            i = d.next;
+          }
           continue;
         }
       }
       if (is_space_like(cp)) {
-        std::size_t j = k, width = 0;
-        while (j < cps.size() && is_space_like(cps[j].cp)) { ++width; ++j; }
-        std::size_t run_end = j < cps.size() ? cps[j].offset : raw_.size();
-        note_space_run(offset, run_end, width, line_start);
+        std::size_t j = offset, width = 0, odd = 0;
+        char32_t last = cp;
+        for (decoded d; j < n && is_space_like((d = at(j)).cp); j = d.next) {
+          ++width;
+          odd += d.cp != ' ' && d.cp != '\t' && d.cp != 0xA0 && d.cp != 0x3000;
+          last = d.cp;
+        }
+        note_space_run(offset, j, width, line_start);
         if (kind_ == text_kind::identifier && cp != ' ')
-          whitespace_.add(severity::medium, 0.7, offset, run_end, "unusual space character in an identifier");
-        std::size_t odd = 0;
-        for (std::size_t m = k; m < j; ++m) odd += cps[m].cp != ' ' && cps[m].cp != '\t' && cps[m].cp != 0xA0 && cps[m].cp != 0x3000;
+          whitespace_.add(severity::medium, 0.7, offset, j, "unusual space character in an identifier");
         if (odd >= 3 && kind_ != text_kind::identifier)
-          whitespace_.add(severity::low, 0.6, offset, run_end, "run of unusual Unicode space characters");
-        k = j;
+          whitespace_.add(severity::low, 0.6, offset, j, "run of unusual Unicode space characters");
+        prev = last;
+        i = j;
         continue;
       }
       if (cp == '\n') {
-        std::size_t j = k, lines = 0;
-        while (j < cps.size() && (cps[j].cp == '\n' || is_space_like(cps[j].cp) || cps[j].cp == '\r')) {
-          if (cps[j].cp == '\n') ++lines;
-          ++j;
+        // A run of blank lines is judged once, at its first newline (judging it again at each of
+        // its newlines was quadratic in the run's length).
+        if (offset >= blank_run_end) {
+          std::size_t j = offset, lines = 0;
+          for (decoded d; j < n && ((d = at(j)).cp == '\n' || d.cp == '\r' || is_space_like(d.cp)); j = d.next)
+            lines += d.cp == '\n';
+          note_blank_lines(offset, j, lines);
+          blank_run_end = j;
         }
-        note_blank_lines(offset, j < cps.size() ? cps[j].offset : raw_.size(), lines);
-        ++k;
+        prev = cp;
+        i = end;
         continue;
       }
       if (cp == 0x2028 || cp == 0x2029) {
         whitespace_.add(severity::low, 0.6, offset, end, "Unicode line or paragraph separator");
-        ++k;
+        prev = cp;
+        i = end;
         continue;
       }
       // Tag characters: hidden ASCII, unless they form an emoji flag sequence.
-      if (cp >= 0xE0000 && cp <= 0xE007F) {
-        std::size_t j = k;
+      if (is_tag(cp)) {
+        std::size_t j = offset, count = 0;
         std::string hidden;
-        while (j < cps.size() && cps[j].cp >= 0xE0000 && cps[j].cp <= 0xE007F) {
-          char32_t t = cps[j].cp - 0xE0000;
+        char32_t last = cp;
+        for (decoded d; j < n && is_tag((d = at(j)).cp); j = d.next) {
+          const char32_t t = d.cp - 0xE0000;
           if (t >= 0x20 && t < 0x7F) hidden.push_back(static_cast<char>(t));
-          ++j;
+          last = d.cp;
+          ++count;
         }
-        bool flag_sequence = k > 0 && cps[k - 1].cp == 0x1F3F4 && cps[j - 1].cp == 0xE007F && j - k >= 2 &&
-                             j - k <= 8;
+        const bool flag_sequence = prev == 0x1F3F4 && last == 0xE007F && count >= 2 && count <= 8;
         if (!flag_sequence) {
-          std::size_t run_end = j < cps.size() ? cps[j].offset : raw_.size();
           tag_payload_ += hidden;
-          tags_.add(severity::high, 0.95, offset, run_end, "invisible tag characters spelling hidden text");
+          tags_.add(severity::high, 0.95, offset, j, "invisible tag characters spelling hidden text");
         }
-        k = j;
+        prev = last;
+        i = j;
         continue;
       }
       if (is_variation_selector(cp)) {
-        std::size_t j = k;
+        std::size_t j = offset, count = 0;
         std::string bytes;
-        while (j < cps.size() && is_variation_selector(cps[j].cp)) {
-          char32_t v = cps[j].cp;
-          bytes.push_back(static_cast<char>(v <= 0xFE0F ? v - 0xFE00 : v - 0xE0100 + 16));
-          ++j;
+        char32_t last = cp;
+        for (decoded d; j < n && is_variation_selector((d = at(j)).cp); j = d.next) {
+          bytes.push_back(static_cast<char>(d.cp <= 0xFE0F ? d.cp - 0xFE00 : d.cp - 0xE0100 + 16));
+          last = d.cp;
+          ++count;
         }
-        bool has_base = k > 0 && cps[k - 1].cp != invalid_code_point && !is_space_like(cps[k - 1].cp) &&
-                        cps[k - 1].cp >= 0x20;
-        if (j - k >= 2 || !has_base) {
-          std::size_t run_end = j < cps.size() ? cps[j].offset : raw_.size();
+        const bool has_base = prev != invalid_code_point && !is_space_like(prev) && prev >= 0x20;
+        if (count >= 2 || !has_base) {
           vs_payload_ += bytes;
-          vs_.add(j - k >= 4 ? severity::high : severity::medium, j - k >= 4 ? 0.9 : 0.6, offset, run_end,
+          vs_.add(count >= 4 ? severity::high : severity::medium, count >= 4 ? 0.9 : 0.6, offset, j,
                   "variation selectors that do not style a character (a hidden byte payload)");
         }
-        k = j;
+        prev = last;
+        i = j;
         continue;
       }
-      // Bidi controls.
-      if ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) {
-        bool opens = cp == 0x202A || cp == 0x202B || cp == 0x202D || cp == 0x202E || (cp >= 0x2066 && cp <= 0x2068);
-        bidi_depth += opens ? 1 : -1;
-        if (cp == 0x202D || cp == 0x202E)
-          bidi_.add(severity::high, 0.9, offset, end, "bidi override character (reorders displayed text)");
-        else
-          pending_bidi_.push_back({cp, offset, length});
-        ++k;
+      if (judge_single(cp, prev, offset, end)) {
+        prev = cp;
+        i = end;
         continue;
       }
-      if (cp == 0x200E || cp == 0x200F || cp == 0x061C) {
-        if (!has_rtl_ || kind_ == text_kind::identifier)
-          bidi_.add(kind_ == text_kind::identifier ? severity::medium : severity::low, 0.6, offset, end,
-                    "directional mark in text without right-to-left script");
-        ++k;
-        continue;
-      }
-      if (cp == 0x200C || cp == 0x200D) {
-        char32_t prev = k > 0 ? cps[k - 1].cp : invalid_code_point;
-        char32_t next = k + 1 < cps.size() ? cps[k + 1].cp : invalid_code_point;
-        bool emoji_join = cp == 0x200D && prev != invalid_code_point && next != invalid_code_point &&
-                          is_emoji_like(prev) && is_emoji_like(next);
-        bool script_join = is_joining_script_char(prev) || is_joining_script_char(next);
-        if (!emoji_join && !script_join)
-          invisible_.add(kind_ == text_kind::identifier ? severity::high : severity::low, 0.7, offset, end,
-                         "zero-width joiner or non-joiner outside emoji or joining scripts");
-        else
-          ++legit_invisible_;
-        ++k;
-        continue;
-      }
-      if (cp == 0xFEFF && offset == 0) { ++k; continue; }  // byte order mark
-      auto c = static_cast<UChar32>(cp);
-      if (cp >= 0x80 && cp <= 0x9F) {
-        if (cp == 0x9B)
-          escapes_.add(severity::high, 0.85, offset, end, "C1 control sequence introducer (terminal escape)");
-        else
-          controls_.add(severity::medium, 0.7, offset, end, "C1 control character");
-        ++k;
-        continue;
-      }
-      auto type = u_charType(c);
+      const auto c = static_cast<UChar32>(cp);
+      const auto type = u_charType(c);
       if (u_hasBinaryProperty(c, UCHAR_DEFAULT_IGNORABLE_CODE_POINT) || type == U_FORMAT_CHAR) {
-        // Count the whole run: long invisible runs are how bits are smuggled.
-        std::size_t j = k;
-        while (j < cps.size() && cps[j].cp != invalid_code_point && cps[j].cp >= 0x80 &&
-               (u_hasBinaryProperty(static_cast<UChar32>(cps[j].cp), UCHAR_DEFAULT_IGNORABLE_CODE_POINT) ||
-                u_charType(static_cast<UChar32>(cps[j].cp)) == U_FORMAT_CHAR) &&
-               !is_variation_selector(cps[j].cp) && !(cps[j].cp >= 0xE0000 && cps[j].cp <= 0xE007F))
-          ++j;
-        if (j == k) j = k + 1;
-        std::size_t run = j - k;
-        std::size_t run_end = j < cps.size() ? cps[j].offset : raw_.size();
-        severity s = run >= 8 ? severity::high : (run >= 3 || kind_ == text_kind::identifier) ? severity::medium : severity::low;
-        invisible_.add(s, run >= 8 ? 0.85 : 0.7, offset, run_end,
+        // Runs of invisible format characters are counted whole: long runs are how bits are smuggled.
+        std::size_t j = offset, run = 0;
+        char32_t last = cp;
+        for (decoded d; j < n && is_invisible_format((d = at(j)).cp); j = d.next) {
+          ++run;
+          last = d.cp;
+        }
+        if (run == 0) {
+          run = 1;
+          j = end;
+        }
+        const severity s = run >= 8 ? severity::high
+                           : (run >= 3 || kind_ == text_kind::identifier) ? severity::medium
+                                                                          : severity::low;
+        invisible_.add(s, run >= 8 ? 0.85 : 0.7, offset, j,
                        run >= 8 ? "long run of invisible characters (possible binary payload)"
                                 : "zero-width or other invisible format character");
-        k = j;
+        prev = last;
+        i = j;
         continue;
       }
-      if (type == U_PRIVATE_USE_CHAR || u_hasBinaryProperty(c, UCHAR_NONCHARACTER_CODE_POINT)) {
+      if (type == U_PRIVATE_USE_CHAR || u_hasBinaryProperty(c, UCHAR_NONCHARACTER_CODE_POINT))
         private_.add(kind_ == text_kind::identifier ? severity::medium : severity::low, 0.6, offset, end,
                      type == U_PRIVATE_USE_CHAR ? "private-use character" : "noncharacter code point");
-        ++k;
-        continue;
-      }
-      line_start = false;
-      ++k;
+      else
+        line_start = false;
+      prev = cp;
+      i = end;
     }
-    (void)bidi_depth;
     // Embeddings and isolates are legitimate inside right-to-left text when balanced.
     if (!pending_bidi_.empty()) {
       int depth = 0;
       bool balanced = true;
-      for (auto& b : pending_bidi_) {
-        bool opens = b.cp != 0x202C && b.cp != 0x2069;
+      for (auto& p : pending_bidi_) {
+        const bool opens = p.cp != 0x202C && p.cp != 0x2069;
         depth += opens ? 1 : -1;
         if (depth < 0) balanced = false;
       }
       balanced = balanced && depth == 0;
       if (!has_rtl_ || !balanced || kind_ == text_kind::identifier)
-        for (auto& b : pending_bidi_)
-          bidi_.add(severity::medium, 0.75, b.offset, b.offset + b.length,
+        for (auto& p : pending_bidi_)
+          bidi_.add(severity::medium, 0.75, p.offset, p.end,
                     has_rtl_ ? "unbalanced bidi embedding or isolate" : "bidi embedding or isolate in left-to-right text");
     }
-    check_words(cps);
+    check_words();
+  }
+
+  // Single code points with a check of their own: bidi controls, directional marks, zero-width
+  // joiners, a byte order mark at the start, C1 controls. False for anything else.
+  bool judge_single(char32_t cp, char32_t prev, std::size_t offset, std::size_t end) {
+    if (is_bidi_control(cp)) {
+      if (cp == 0x202D || cp == 0x202E)
+        bidi_.add(severity::high, 0.9, offset, end, "bidi override character (reorders displayed text)");
+      else
+        pending_bidi_.push_back({cp, offset, end});
+      return true;
+    }
+    if (cp == 0x200E || cp == 0x200F || cp == 0x061C) {
+      if (!has_rtl_ || kind_ == text_kind::identifier)
+        bidi_.add(kind_ == text_kind::identifier ? severity::medium : severity::low, 0.6, offset, end,
+                  "directional mark in text without right-to-left script");
+      return true;
+    }
+    if (cp == 0x200C || cp == 0x200D) {
+      const char32_t next = end < raw_.size() ? at(end).cp : invalid_code_point;
+      const bool emoji_join = cp == 0x200D && prev != invalid_code_point && next != invalid_code_point &&
+                              is_emoji_like(prev) && is_emoji_like(next);
+      const bool script_join = is_joining_script_char(prev) || is_joining_script_char(next);
+      if (!emoji_join && !script_join)
+        invisible_.add(kind_ == text_kind::identifier ? severity::high : severity::low, 0.7, offset, end,
+                       "zero-width joiner or non-joiner outside emoji or joining scripts");
+      else
+        ++legit_invisible_;
+      return true;
+    }
+    if (cp == 0xFEFF && offset == 0) return true;  // byte order mark
+    if (cp >= 0x80 && cp <= 0x9F) {
+      if (cp == 0x9B)
+        escapes_.add(severity::high, 0.85, offset, end, "C1 control sequence introducer (terminal escape)");
+      else
+        controls_.add(severity::medium, 0.7, offset, end, "C1 control character");
+      return true;
+    }
+    return false;
   }
 
   // Look-alike letters inside words (prose) and look-alike identifiers.
-  void check_words(const std::vector<cp_at>& cps) {
+  void check_words() {
+    const std::size_t n = raw_.size();
     if (kind_ == text_kind::identifier) {
       if (text::fails_restriction(raw_)) {
-        confusable_.add(severity::high, 0.85, 0, raw_.size(), "identifier mixes scripts (UTS #39 restriction level)");
+        confusable_.add(severity::high, 0.85, 0, n, "identifier mixes scripts (UTS #39 restriction level)");
       } else {
         std::string skel = text::skeleton(raw_);
         if (text::is_ascii(skel) && skel != raw_) {
           bool letters_only_latinish = true;
-          for (auto& c : cps)
-            if (c.cp != invalid_code_point && c.cp >= 0x80 && !u_isalnum(static_cast<UChar32>(c.cp)))
+          for (std::size_t i = 0; i < n;) {
+            const decoded d = at(i);
+            if (d.cp != invalid_code_point && d.cp >= 0x80 && !u_isalnum(static_cast<UChar32>(d.cp)))
               letters_only_latinish = false;
+            i = d.next;
+          }
           if (letters_only_latinish)
-            confusable_.add(severity::high, 0.85, 0, raw_.size(), "identifier looks like the ASCII name '" + skel + "'");
+            confusable_.add(severity::high, 0.85, 0, n, "identifier looks like the ASCII name '" + skel + "'");
         }
       }
       return;
     }
     const bool mostly_latin = letters_ > 0 && latin_letters_ * 10 >= letters_ * 6;
-    std::size_t k = 0;
-    while (k < cps.size()) {
-      auto is_word_cp = [](char32_t c) {
-        if (c < 0x80) return c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9');
-        return c != invalid_code_point && (u_isalnum(static_cast<UChar32>(c)) ||
-                                           u_charType(static_cast<UChar32>(c)) == U_NON_SPACING_MARK);
-      };
-      if (!is_word_cp(cps[k].cp)) { ++k; continue; }
-      std::size_t j = k;
-      bool non_ascii = false, latin = false;
-      while (j < cps.size() && is_word_cp(cps[j].cp)) {
-        if (cps[j].cp >= 0x80) non_ascii = true;
-        else if ((cps[j].cp | 0x20) >= 'a' && (cps[j].cp | 0x20) <= 'z') latin = true;
-        ++j;
+    auto is_word_cp = [](char32_t c) {
+      if (c < 0x80) return c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9');
+      return c != invalid_code_point && (properties_of(c) & cp_word);
+    };
+    for (std::size_t i = 0; i < n;) {
+      const decoded first = at(i);
+      if (!is_word_cp(first.cp)) {
+        i = first.next;
+        continue;
       }
-      if (non_ascii && j - k >= 3) {
-        std::size_t b = cps[k].offset, e = j < cps.size() ? cps[j].offset : raw_.size();
-        std::string_view word = raw_.substr(b, e - b);
+      std::size_t j = i, count = 0;
+      bool non_ascii = false, latin = false;
+      for (decoded d; j < n && is_word_cp((d = at(j)).cp); j = d.next) {
+        if (d.cp >= 0x80) non_ascii = true;
+        else if ((d.cp | 0x20) >= 'a' && (d.cp | 0x20) <= 'z') latin = true;
+        ++count;
+      }
+      if (non_ascii && count >= 3) {
+        const std::string_view word = raw_.substr(i, j - i);
         if (latin && text::fails_restriction(word)) {
-          words_.add(severity::medium, 0.75, b, e, "word mixes Latin with look-alike letters of another script");
+          words_.add(severity::medium, 0.75, i, j, "word mixes Latin with look-alike letters of another script");
         } else if (!latin && mostly_latin) {
           std::string skel = text::skeleton(word);
           bool ascii_letters = !skel.empty() && std::all_of(skel.begin(), skel.end(), [](char c) {
             return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
           });
           if (ascii_letters)
-            words_.add(severity::medium, 0.7, b, e, "non-Latin word that spells the Latin word '" + skel + "'");
+            words_.add(severity::medium, 0.7, i, j, "non-Latin word that spells the Latin word '" + skel + "'");
         }
       }
-      k = j;
+      i = j;
     }
   }
 
@@ -533,7 +637,7 @@ class scanner {
   bool has_rtl_ = false;
   std::size_t letters_ = 0, latin_letters_ = 0, legit_invisible_ = 0;
   std::string tag_payload_, vs_payload_;
-  std::vector<cp_at> pending_bidi_;
+  std::vector<bidi_control> pending_bidi_;
   aggregate tags_{"unicode.tag-characters"}, vs_{"unicode.variation-selector-payload"},
       bidi_{"unicode.bidi-control"}, invisible_{"unicode.invisible-format"},
       escapes_{"unicode.terminal-escape"}, controls_{"unicode.control-character"},

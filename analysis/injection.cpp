@@ -365,6 +365,7 @@ struct compiled_bank {
   // Words announcing an encoding (alternative views), found by the prefilter's pass.
   std::uint32_t rot13_cue = 0, rot_13_cue = 0, caesar_cue = 0, revers_cue = 0;
   std::size_t first_secret_extra = 0;  // extras from here on are the secret prefilter's atoms
+  bool secret_atoms_ascii = true;      // then a pass over a normalised view answers for the raw text
 };
 
 re2::RE2::Options bank_options() {
@@ -424,7 +425,10 @@ const compiled_bank& bank() {
     // The secret patterns' literals ride along: on ASCII text (where the view is the raw text) one
     // pass answers both prefilters.
     b.first_secret_extra = b.filter.extra_count();
-    for (const std::string& atom : secret_atoms()) b.filter.add_extra(atom);
+    for (const std::string& atom : secret_atoms()) {
+      b.filter.add_extra(atom);
+      b.secret_atoms_ascii = b.secret_atoms_ascii && text::is_ascii(atom);
+    }
     b.filter.compile();
     return b;
   }();
@@ -576,12 +580,12 @@ std::size_t count_leet_words(std::string_view view) {
       std::uint64_t w;
       std::memcpy(&w, v + i, 8);
       // High bit of each byte: set for bytes >= '0' (ASCII only), then cleared for bytes > '9'.
-      const std::uint64_t high = 0x8080808080808080ull;
-      if (!(w & high)) {
-        const std::uint64_t digits = (w + 0x5050505050505050ull) & ~(w + 0x4646464646464646ull) & high;
-        if (!digits) { i += 8; continue; }
-        i += static_cast<std::size_t>(__builtin_ctzll(digits)) / 8;
-      }
+      // Non-ASCII bytes are masked out first (their low seven bits could look like digits, and
+      // without the high bit the additions cannot carry into the next byte).
+      const std::uint64_t high = 0x8080808080808080ull, ascii = ~w & high, low7 = w & ~high;
+      const std::uint64_t digits = (low7 + 0x5050505050505050ull) & ~(low7 + 0x4646464646464646ull) & ascii;
+      if (!digits) { i += 8; continue; }
+      i += static_cast<std::size_t>(__builtin_ctzll(digits)) / 8;
     }
     if (!(cue_class[v[i]] & (8 | 16))) { ++i; continue; }
     // A digit: find its run of word bytes; the word starts at the run's first letter or digit.
@@ -845,8 +849,10 @@ class evaluator {
     std::string_view view = norm_.view();
     if (view.size() >= 6 && b.set) {
       possible_ = b.filter.possible(view, &cues_, &extras_);
-      if (norm_.identity() && view.size() >= prefilter::min_text) {
-        // The view is the raw text: the secret prefilter's atoms were looked for in this pass.
+      if (view.size() >= prefilter::min_text && (norm_.identity() || b.secret_atoms_ascii)) {
+        // The secret prefilter's atoms were looked for in this pass, and it answers for the raw
+        // text too: normalising keeps every run of ASCII bytes, lower-cased and in one piece (the
+        // matcher ignores case), so an ASCII atom absent from the view is absent from the raw text.
         secret_atoms_known_ = true;
         for (int e : extras_)
           if (static_cast<std::size_t>(e) >= b.first_secret_extra) secret_atoms_found_.push_back(e - static_cast<int>(b.first_secret_extra));

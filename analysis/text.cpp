@@ -6,7 +6,9 @@
 #include <unicode/uspoof.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <unordered_map>
 
@@ -143,9 +145,7 @@ struct folded_cp {
 };
 
 // NFKC + case fold of one non-ASCII code point, and its ASCII look-alike if it has one.
-const folded_cp& fold_code_point(char32_t cp) {
-  thread_local std::unordered_map<char32_t, folded_cp> cache;
-  if (auto it = cache.find(cp); it != cache.end()) return it->second;
+folded_cp compute_fold(char32_t cp) {
   folded_cp out;
   const auto* nfkc = icu().nfkc_cf;
   icu::UnicodeString source(static_cast<UChar32>(cp));
@@ -180,8 +180,25 @@ const folded_cp& fold_code_point(char32_t cp) {
     out.ascii += ascii;
   }
   if (!all_ascii_skeleton) out.ascii.clear();
+  return out;
+}
+
+// The fold of a code point, remembered: the Basic Multilingual Plane in a process-wide table
+// (filled on first sight, never freed: at most 65,536 small entries), other planes per thread.
+const folded_cp& fold_code_point(char32_t cp) {
+  constexpr char32_t tabled = 0x10000;
+  if (cp < tabled) {
+    static std::atomic<const folded_cp*> table[tabled];
+    if (const auto* known = table[cp].load(std::memory_order_acquire)) return *known;
+    auto fresh = std::make_unique<const folded_cp>(compute_fold(cp));
+    const folded_cp* expected = nullptr;
+    if (table[cp].compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel)) return *fresh.release();
+    return *expected;  // another thread filled it first
+  }
+  thread_local std::unordered_map<char32_t, folded_cp> cache;
+  if (auto it = cache.find(cp); it != cache.end()) return it->second;
   if (cache.size() > 65536) cache.clear();  // bounded memory on adversarial inputs
-  return cache.emplace(cp, std::move(out)).first->second;
+  return cache.emplace(cp, compute_fold(cp)).first->second;
 }
 
 bool is_invisible_or_odd(char32_t cp) {
@@ -206,6 +223,34 @@ std::size_t normalized::original_offset(std::size_t i) const noexcept {
   return origin_[i];
 }
 
+namespace {
+
+// One unit of normalised text: a source code point that is neither invalid UTF-8 (reported by the
+// hidden-text scan) nor default-ignorable; both are skipped, so a word stays whole across them.
+struct unit {
+  const folded_cp* fold = nullptr;  // null for ASCII
+  char ascii = 0;                   // lower-cased, for ASCII
+  std::size_t next = 0;             // source byte after it
+  bool skip = false;                // invalid or default-ignorable: contributes nothing
+  bool word() const {
+    if (fold) return fold->letter || !fold->ascii.empty();
+    const auto c = static_cast<unsigned char>(ascii);
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  }
+};
+
+[[gnu::always_inline]] inline unit unit_at(std::string_view raw, std::size_t i) {
+  const auto b = static_cast<unsigned char>(raw[i]);
+  if (b < 0x80) return {nullptr, static_cast<char>(b >= 'A' && b <= 'Z' ? b + 32 : b), i + 1};
+  const char32_t cp = decode_utf8(raw, i);
+  if (cp == invalid_code_point) return {nullptr, 0, i, true};
+  const folded_cp& f = fold_code_point(cp);
+  if (f.normal.empty()) return {nullptr, 0, i, true};
+  return {&f, 0, i};
+}
+
+}  // namespace
+
 normalized normalize(std::string_view raw) {
   normalized out;
   out.raw_size_ = raw.size();
@@ -215,78 +260,103 @@ normalized normalize(std::string_view raw) {
     return out;
   }
   out.identity_ = false;
-  // Pass 1: one unit per source code point (ASCII lower-cased, others NFKC + case fold).
-  struct unit {
-    const folded_cp* fold;  // null for ASCII
-    char ascii;
-    std::uint32_t origin;
-  };
-  // Reused per thread: a fresh vector per call (16 bytes per source byte) costs page faults.
-  thread_local std::vector<unit> units;
-  units.clear();
-  units.reserve(raw.size());
+  const std::size_t n = raw.size();
+  // Pass 1: how much of the text is Latin.
   std::size_t latin = 0, letters = 0;
-  for (std::size_t i = 0; i < raw.size();) {
-    const auto start = static_cast<std::uint32_t>(i);
+  for (std::size_t i = 0; i < n;) {
     const auto b = static_cast<unsigned char>(raw[i]);
     if (b < 0x80) {
-      char c = static_cast<char>(b >= 'A' && b <= 'Z' ? b + 32 : b);
-      units.push_back({nullptr, c, start});
-      if (c >= 'a' && c <= 'z') { ++latin; ++letters; }
+      if ((b | 0x20) >= 'a' && (b | 0x20) <= 'z') { ++latin; ++letters; }
       ++i;
       continue;
     }
-    char32_t cp = decode_utf8(raw, i);
-    if (cp == invalid_code_point) continue;  // reported by the hidden-text scan
-    const folded_cp& f = fold_code_point(cp);
-    if (f.normal.empty()) continue;  // default-ignorable
-    units.push_back({&f, 0, start});
-    if (f.letter) {
+    const unit u = unit_at(raw, i);
+    i = u.next;
+    if (u.fold && u.fold->letter) {
       ++letters;
       // Full-width and other compatibility forms of Latin letters are Latin.
-      if (!f.normal.empty() && static_cast<unsigned char>(f.normal[0]) < 0x80) ++latin;
+      if (static_cast<unsigned char>(u.fold->normal[0]) < 0x80) ++latin;
     }
   }
-  // Pass 2: words decide whether look-alike letters are folded to ASCII. A word that mixes Latin
-  // with other scripts, or a non-Latin word inside mostly-Latin text, is folded ("pаypal");
-  // genuine text in another script is kept as it is.
+  // Pass 2, word by word: words decide whether look-alike letters are folded to ASCII. A word that
+  // mixes Latin with other scripts, or a non-Latin word inside mostly-Latin text, is folded
+  // ("pаypal"); genuine text in another script is kept as it is.
   const bool mostly_latin = letters == 0 || latin * 10 >= letters * 6;
-  thread_local std::vector<bool> fold;
-  fold.assign(units.size(), false);
-  for (std::size_t k = 0; k < units.size();) {
-    auto is_word = [&](const unit& u) {
-      if (u.fold) return u.fold->letter || !u.fold->ascii.empty();
-      const auto c = static_cast<unsigned char>(u.ascii);  // ASCII, already lower-cased
-      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-    };
-    if (!is_word(units[k])) { ++k; continue; }
-    std::size_t j = k;
-    bool has_latin = false, has_other = false;
-    for (; j < units.size() && is_word(units[j]); ++j) {
-      if (!units[j].fold) has_latin = has_latin || (units[j].ascii >= 'a' && units[j].ascii <= 'z');
-      else if (static_cast<unsigned char>(units[j].fold->normal[0]) < 0x80) has_latin = true;
-      else has_other = true;
+  std::string& text = out.owned_;
+  auto& origin = out.origin_;
+  text.resize(n + 64);
+  origin.resize(n + 64);
+  std::size_t w = 0;
+  auto put = [&](std::string_view bytes, std::size_t from) {
+    if (w + bytes.size() > text.size()) {
+      text.resize(std::max(text.size() * 2, w + bytes.size()));
+      origin.resize(text.size());
     }
-    if (has_other && (has_latin || mostly_latin))
-      for (std::size_t m = k; m < j; ++m) fold[m] = true;
-    k = j;
-  }
-  out.owned_.reserve(raw.size());
-  out.origin_.reserve(raw.size() + 1);
-  for (std::size_t k = 0; k < units.size(); ++k) {
-    const unit& u = units[k];
-    if (!u.fold) {
-      out.owned_.push_back(u.ascii);
-      out.origin_.push_back(u.origin);
+    for (char c : bytes) {  // a few bytes: a loop beats memcpy's call
+      text[w] = c;
+      origin[w++] = static_cast<std::uint32_t>(from);
+    }
+  };
+  auto emit = [&](const unit& u, std::size_t from, bool fold_word) {
+    if (!u.fold) put(std::string_view(&u.ascii, 1), from);
+    else put(fold_word && !u.fold->ascii.empty() ? u.fold->ascii : u.fold->normal, from);
+  };
+  auto ascii_word_byte = [](unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  for (std::size_t i = 0; i < n;) {
+    // Fast path: a run of ASCII, lower-cased byte by byte, except a word at its end that goes on
+    // into non-ASCII characters (that word's script decides its folding).
+    if (static_cast<unsigned char>(raw[i]) < 0x80) {
+      std::size_t run_end = i;
+      while (run_end < n && static_cast<unsigned char>(raw[run_end]) < 0x80) ++run_end;
+      std::size_t stop = run_end;
+      if (run_end < n)
+        while (stop > i && ascii_word_byte(static_cast<unsigned char>(raw[stop - 1]))) --stop;
+      if (stop > i) {
+        if (w + (stop - i) > text.size()) {
+          text.resize(std::max(text.size() * 2, w + (stop - i)));
+          origin.resize(text.size());
+        }
+        for (std::size_t k = i; k < stop; ++k, ++w) {
+          const auto c = static_cast<unsigned char>(raw[k]);
+          text[w] = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+          origin[w] = static_cast<std::uint32_t>(k);
+        }
+        i = stop;
+        continue;
+      }
+    }
+    const unit u = unit_at(raw, i);
+    if (u.skip) { i = u.next; continue; }
+    if (!u.word()) {
+      emit(u, i, false);
+      i = u.next;
       continue;
     }
-    const std::string& text = fold[k] && !u.fold->ascii.empty() ? u.fold->ascii : u.fold->normal;
-    for (char c : text) {
-      out.owned_.push_back(c);
-      out.origin_.push_back(u.origin);
+    // A word: its extent and scripts first, then its units.
+    bool has_latin = false, has_other = false;
+    std::size_t end = i;
+    for (std::size_t j = i; j < n;) {
+      const unit v = unit_at(raw, j);
+      if (v.skip) { j = v.next; continue; }
+      if (!v.word()) break;
+      if (!v.fold) has_latin = has_latin || (v.ascii >= 'a' && v.ascii <= 'z');
+      else if (static_cast<unsigned char>(v.fold->normal[0]) < 0x80) has_latin = true;
+      else has_other = true;
+      j = end = v.next;
     }
+    const bool fold_word = has_other && (has_latin || mostly_latin);
+    for (std::size_t j = i; j < end;) {
+      const unit v = unit_at(raw, j);
+      if (!v.skip) emit(v, j, fold_word);
+      j = v.next;
+    }
+    i = end;
   }
-  out.origin_.push_back(static_cast<std::uint32_t>(raw.size()));
+  text.resize(w);
+  origin.resize(w);
+  origin.push_back(static_cast<std::uint32_t>(n));
   out.view_ = out.owned_;
   return out;
 }

@@ -121,6 +121,19 @@ TEST_CASE("invisible characters inside a trigger word: reported, and the instruc
   }
 }
 
+TEST_CASE("credentials in long accented text are found (the secret prefilter answers from the normalised view)") {
+  const std::string key = "AKIAZ7Q4M2KD9WXYV3HT";
+  const std::string cyrillic_word = " \xD0\x9F\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82 ";  // Привет
+  for (const std::string& text : {filler(3000, true) + " Schl\xC3\xBCssel: " + key + " (neu).",
+                                  key + "\n" + filler(3000, true), filler(3000, true) + cyrillic_word + key,
+                                  // Long s: RE2's case folding matches it to 's' in "password".
+                                  filler(3000, true) + " pa\xC5\xBF\xC5\xBFword = Gz8kLm2PqR7sTv4Wb9"}) {
+    CAPTURE(text.substr(text.size() - 60));
+    CHECK(has_rule(scan_field(text), "poison.embedded-secret"));
+  }
+  CHECK_FALSE(has_rule(scan_field(filler(3000, true) + cyrillic_word), "poison.embedded-secret"));
+}
+
 TEST_CASE("encoded blobs are found wherever they start, short runs are not") {
   // 51 base64 bytes plus padding that decode to readable text; 24 bytes (too short to count).
   const std::string blob = "cGxlYXNlIHJlYWQgdGhlIGRvY3Mgbm93IGFuZCBzdGF5IGNhbG0=";
