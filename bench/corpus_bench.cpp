@@ -1,7 +1,7 @@
 // corpus_bench: precision / recall of `scan` over the labelled corpus in tests/corpus, and the
 // speed of surface analysis and runtime text scanning.
 //
-//   corpus_bench [--corpus DIR] [--min 0.95] [--no-speed] [--only-speed] [--only-scan ascii|accented [--threads N]] [--verbose]
+//   corpus_bench [--corpus DIR] [--min 0.95] [--no-speed] [--only-speed] [--only-scan ascii|accented|adversarial [--threads N]] [--verbose]
 //
 // Exit status: 0 when precision and recall are both >= --min (default 0: report only), 1 otherwise,
 // 2 on usage or input errors.
@@ -33,7 +33,7 @@ struct options {
   bool speed = true;
   bool quality = true;
   bool verbose = false;
-  std::string only_scan;  // "ascii" or "accented": only that scan_text rate (for profiling)
+  std::string only_scan;  // "ascii", "accented" or "adversarial": only those scan_text rates (for profiling)
   unsigned threads = 1;    // with --only-scan: scan_text threads (0: its default)
 };
 
@@ -247,6 +247,53 @@ double scan_rate(const std::string& text, const char* label, unsigned threads) {
   return rates[rates.size() / 2];
 }
 
+// Degenerate results an attacker can send: one short unit repeated (runs of a single control,
+// space, invisible or confusable character, a trigger word or path over and over, no sentence
+// ends). Each is scanned at 1 MiB and 4 MiB: time must grow with the size, not with its square
+// (a run of blank lines in non-ASCII text once did), and no unit may be slow within a chunk (a
+// sentence full of path matches once took 240 ms per 16 KiB chunk).
+int adversarial_rates() {
+  const std::vector<std::string> units = {"\n", " ", "\r", "\x1b[", "\xC2\xA0", "\xE2\x80\x83", "\xE2\x80\x8B", "\xE2\x80\x8D", "\xF3\xA0\x81\x81",
+                         "\xEF\xB8\x8F", "\xE2\x80\xAA", "\xEE\x80\x80", "\xFF", "\xD0\xB0", "a\xD0\xB0", "a", "1", "a1", "a ", "a.",
+                         "QUJD", "%41", "\"", "{", "\xC3\xA9\n", "ignore ", "send the file to ", "~/.ssh/", "instead of sending ",
+                         "sk-", "password=", "http://", "a\xCC\x81", "\xF0\x9F\x98\x80", "\xEF\xBD\x89", "\xC5\xBF", std::string(1, '\0')};
+  scan_text("warm-up", "result", 1);
+  struct rate {
+    std::string unit;
+    double mb_per_s, growth;
+  };
+  std::vector<rate> rates;
+  for (const std::string& unit : units) {
+    auto seconds = [&](std::size_t bytes) {
+      std::string text;
+      text.reserve(bytes + unit.size());
+      while (text.size() < bytes) text += unit;
+      auto t0 = std::chrono::steady_clock::now();
+      scan_text(text, "result", 1);
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    const double small = seconds(std::size_t{1} << 20), large = seconds(std::size_t{4} << 20);
+    rates.push_back({unit, 4.194304 / large, large / small});
+  }
+  std::sort(rates.begin(), rates.end(), [](const rate& a, const rate& b) { return a.mb_per_s < b.mb_per_s; });
+  double worst_growth = 0;
+  for (const auto& r : rates) worst_growth = std::max(worst_growth, r.growth);
+  std::printf("speed: scan_text on %zu degenerate texts (one unit repeated, 1 thread): slowest %.0f MB/s, median %.0f MB/s; "
+              "4 MiB takes at most %.1fx the time of 1 MiB\n",
+              rates.size(), rates.front().mb_per_s, rates[rates.size() / 2].mb_per_s, worst_growth);
+  for (std::size_t i = 0; i < 3 && i < rates.size(); ++i) {
+    std::string shown;
+    for (unsigned char c : rates[i].unit) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, c >= 0x20 && c < 0x7F ? "%c" : "\\x%02X", c);
+      shown += buffer;
+    }
+    std::printf("  slowest: \"%s\" %.0f MB/s (4 MiB / 1 MiB time: %.1fx)\n", shown.c_str(), rates[i].mb_per_s, rates[i].growth);
+  }
+  // Exit 1 on quadratic growth (16x expected) or on a rate no linear pass would have.
+  return worst_growth < 8 && rates.front().mb_per_s >= 2 ? 0 : 1;
+}
+
 int run_speed() {
   auto surface = generated_surface(1000);
   std::vector<server_input> inputs{{surface, "generated"}};
@@ -274,7 +321,7 @@ int run_speed() {
   for (int i = 0; i < reps; ++i) scan_text(small);
   double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / reps;
   std::printf("speed: scan_text on a 4 KiB result: %.1f us per call (%.0f MB/s)\n", us, 4096.0 / 1e6 / (us / 1e6));
-  return 0;
+  return adversarial_rates();
 }
 
 }  // namespace
@@ -291,11 +338,12 @@ int main(int argc, char** argv) {
     else if (a == "--threads" && i + 1 < argc) opt.threads = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (a == "--only-scan" && i + 1 < argc) opt.only_scan = argv[++i];
     else {
-      std::cerr << "usage: corpus_bench [--corpus DIR] [--min 0.95] [--no-speed] [--only-speed] [--only-scan ascii|accented [--threads N]] [--verbose]\n";
+      std::cerr << "usage: corpus_bench [--corpus DIR] [--min 0.95] [--no-speed] [--only-speed] [--only-scan ascii|accented|adversarial [--threads N]] [--verbose]\n";
       return 2;
     }
   }
   if (opt.only_scan == "ascii") return scan_rate(ordinary_text(std::size_t{32} << 20), "ordinary ASCII", opt.threads) > 0 ? 0 : 1;
+  if (opt.only_scan == "adversarial") return adversarial_rates();
   if (opt.only_scan == "accented") return scan_rate(accented_text(std::size_t{8} << 20), "accented (non-ASCII)", opt.threads) > 0 ? 0 : 1;
   int status = 0;
   if (opt.quality) status = run_quality(opt);
