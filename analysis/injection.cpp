@@ -537,19 +537,26 @@ constexpr std::array<std::uint8_t, 256> cue_class = [] {
 }();
 
 // Positions i where a lone letter, one separator and another lone letter start ("s e n d"):
-// letter at i and i + 2, separator at i + 1, no letter or digit at i - 1 or i + 3. Branch-free.
+// letter at i and i + 2, separator at i + 1, no letter or digit at i - 1 or i + 3, and the pair
+// part of a chain of three or more lone letters. A pair alone is ordinary prose ("à l'été" is
+// "a l'ete" once normalised, in nearly every French paragraph) and built a joined view, a second
+// full pattern pass, for most chunks of such text.
 std::size_t count_spaced_letters(std::string_view view) {
   const auto* v = reinterpret_cast<const unsigned char*>(view.data());
   const std::size_t n = view.size();
   if (n < 3) return 0;
-  // Each counted i has its separator at p = i + 1: visit separators only.
-  auto at = [&](std::size_t p) -> std::size_t {
-    const std::size_t i = p - 1;
-    // Usually the separator ends a longer word: decided by the two bytes before it.
-    if (i > 0 && (cue_class[v[i - 1]] & 2)) return 0;
+  auto pair = [&](std::size_t i) -> bool {  // a lone-letter pair starts at i (i + 2 < n)
     const unsigned before = i == 0 ? 0 : cue_class[v[i - 1]];
     const unsigned after = i + 3 >= n ? 0 : cue_class[v[i + 3]];
     return cue_class[v[i]] & (cue_class[v[i + 1]] >> 2) & cue_class[v[i + 2]] & ~(before >> 1) & ~(after >> 1) & 1u;
+  };
+  // Each counted i has its separator at p = i + 1: visit separators only.
+  auto at = [&](std::size_t p) -> std::size_t {
+    const std::size_t i = p - 1;
+    // Usually the separator ends a longer word: decided by the byte before it.
+    if (i > 0 && (cue_class[v[i - 1]] & 2)) return 0;
+    if (!pair(i)) return 0;
+    return (i + 4 < n && pair(i + 2)) || (i >= 2 && pair(i - 2));
   };
   std::size_t count = 0, p = 1;
   constexpr std::uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
