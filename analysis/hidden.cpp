@@ -15,6 +15,28 @@ namespace {
 
 using text::invalid_code_point;
 
+// Eight bytes at a time (SWAR) for the ASCII stretches of non-ASCII text.
+constexpr std::uint64_t every_byte = 0x0101010101010101ull, high_bits = 0x8080808080808080ull;
+
+std::uint64_t load8(const char* p) {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+
+// Bytes 0x20..0x7E only (no control, DEL or non-ASCII byte).
+bool printable_block(std::uint64_t w) {
+  return !(w & high_bits) && ((w + 0x60 * every_byte) & high_bits) == high_bits && !((w + every_byte) & high_bits);
+}
+
+// ASCII letters in a block without non-ASCII bytes: (b | 0x20) in 'a'..'z', as the byte loop asks.
+// (No byte exceeds 0x7F, so the additions cannot carry into the next byte.)
+unsigned ascii_letters_in(std::uint64_t w) {
+  const std::uint64_t folded = w | (0x20 * every_byte);
+  const std::uint64_t at_least_a = folded + (0x80 - 'a') * every_byte, above_z = folded + (0x80 - 'z' - 1) * every_byte;
+  return static_cast<unsigned>(__builtin_popcountll(at_least_a & ~above_z & high_bits));
+}
+
 // A bidi embedding or isolate, judged once the whole text has been seen.
 struct bidi_control {
   char32_t cp;
@@ -322,6 +344,14 @@ class scanner {
     std::size_t ascii_letters = 0, other_letters = 0, other_latin = 0;
     bool rtl = false;
     for (std::size_t i = 0; i < n;) {
+      if (i + 8 <= n) {
+        const std::uint64_t w = load8(raw_.data() + i);
+        if (!(w & high_bits)) {
+          ascii_letters += ascii_letters_in(w);
+          i += 8;
+          continue;
+        }
+      }
       const auto b = static_cast<unsigned char>(raw_[i]);
       if (b < 0x80) {
         // ASCII: never right-to-left; letters are Latin.
@@ -347,6 +377,14 @@ class scanner {
     char32_t prev = invalid_code_point;
     std::size_t blank_run_end = 0;  // newlines before this byte belong to a run already judged
     for (std::size_t i = 0; i < n;) {
+      // Eight printable ASCII bytes, the first and last not a space: nothing to report (a space
+      // run inside is shorter than every threshold and does not continue past the block).
+      if (i + 8 <= n && raw_[i] != ' ' && raw_[i + 7] != ' ' && printable_block(load8(raw_.data() + i))) {
+        line_start = false;
+        prev = static_cast<unsigned char>(raw_[i + 7]);
+        i += 8;
+        continue;
+      }
       const auto b = static_cast<unsigned char>(raw_[i]);
       if (b > 0x20 && b < 0x7F) {
         line_start = false;
@@ -578,12 +616,24 @@ class scanner {
       if (c < 0x80) return c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9');
       return c != invalid_code_point && (properties_of(c) & cp_word);
     };
+    // Only words with a non-ASCII character can be reported: jump from one non-ASCII byte to the
+    // next and take the word around it (the bytes skipped before it are ASCII, so its start is
+    // found by walking back over ASCII word bytes, never past the previous word's end).
+    auto ascii_word_byte = [](unsigned char c) {
+      return c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9');
+    };
     for (std::size_t i = 0; i < n;) {
-      const decoded first = at(i);
+      std::size_t q = i;
+      while (q + 8 <= n && !(load8(raw_.data() + q) & high_bits)) q += 8;
+      while (q < n && static_cast<unsigned char>(raw_[q]) < 0x80) ++q;
+      if (q >= n) break;
+      const decoded first = at(q);
       if (!is_word_cp(first.cp)) {
         i = first.next;
         continue;
       }
+      while (q > i && ascii_word_byte(static_cast<unsigned char>(raw_[q - 1]))) --q;
+      i = q;
       std::size_t j = i, count = 0;
       bool non_ascii = false, latin = false;
       for (decoded d; j < n && is_word_cp((d = at(j)).cp); j = d.next) {
