@@ -15,27 +15,11 @@ namespace {
 
 using text::invalid_code_point;
 
-// Eight bytes at a time (SWAR) for the ASCII stretches of non-ASCII text.
-constexpr std::uint64_t every_byte = 0x0101010101010101ull, high_bits = 0x8080808080808080ull;
-
-std::uint64_t load8(const char* p) {
-  std::uint64_t w;
-  std::memcpy(&w, p, 8);
-  return w;
-}
+using text::high_bits;
+using text::load8;
 
 // Bytes 0x20..0x7E only (no control, DEL or non-ASCII byte).
-bool printable_block(std::uint64_t w) {
-  return !(w & high_bits) && ((w + 0x60 * every_byte) & high_bits) == high_bits && !((w + every_byte) & high_bits);
-}
-
-// ASCII letters in a block without non-ASCII bytes: (b | 0x20) in 'a'..'z', as the byte loop asks.
-// (No byte exceeds 0x7F, so the additions cannot carry into the next byte.)
-unsigned ascii_letters_in(std::uint64_t w) {
-  const std::uint64_t folded = w | (0x20 * every_byte);
-  const std::uint64_t at_least_a = folded + (0x80 - 'a') * every_byte, above_z = folded + (0x80 - 'z' - 1) * every_byte;
-  return static_cast<unsigned>(__builtin_popcountll(at_least_a & ~above_z & high_bits));
-}
+bool printable_block(std::uint64_t w) { return !(w & high_bits) && text::bytes_between(w, 0x20, 0x7E) == high_bits; }
 
 // A bidi embedding or isolate, judged once the whole text has been seen.
 struct bidi_control {
@@ -347,7 +331,7 @@ class scanner {
       if (i + 8 <= n) {
         const std::uint64_t w = load8(raw_.data() + i);
         if (!(w & high_bits)) {
-          ascii_letters += ascii_letters_in(w);
+          ascii_letters += text::ascii_letters_in(w);
           i += 8;
           continue;
         }
@@ -635,15 +619,21 @@ class scanner {
       while (q > i && ascii_word_byte(static_cast<unsigned char>(raw_[q - 1]))) --q;
       i = q;
       std::size_t j = i, count = 0;
-      bool non_ascii = false, latin = false;
+      bool non_ascii = false, latin = false, all_latin = true;
       for (decoded d; j < n && is_word_cp((d = at(j)).cp); j = d.next) {
-        if (d.cp >= 0x80) non_ascii = true;
-        else if ((d.cp | 0x20) >= 'a' && (d.cp | 0x20) <= 'z') latin = true;
+        if (d.cp >= 0x80) {
+          non_ascii = true;
+          all_latin = all_latin && (properties_of(d.cp) & cp_latin);
+        } else if ((d.cp | 0x20) >= 'a' && (d.cp | 0x20) <= 'z') {
+          latin = true;
+        }
         ++count;
       }
       if (non_ascii && count >= 3) {
         const std::string_view word = raw_.substr(i, j - i);
-        if (latin && text::fails_restriction(word)) {
+        // A word of Latin letters (accented or not) and ASCII digits is one script: it passes the
+        // restriction check without asking ICU ("zwölf", "réagi" are most such words).
+        if (latin && !all_latin && text::fails_restriction(word)) {
           words_.add(severity::medium, 0.75, i, j, "word mixes Latin with look-alike letters of another script");
         } else if (!latin && mostly_latin) {
           std::string skel = text::skeleton(word);

@@ -584,13 +584,10 @@ std::size_t count_leet_words(std::string_view view) {
   std::size_t count = 0, i = 0;
   while (i < n) {
     if (i + 8 <= n) {
-      std::uint64_t w;
-      std::memcpy(&w, v + i, 8);
-      // High bit of each byte: set for bytes >= '0' (ASCII only), then cleared for bytes > '9'.
-      // Non-ASCII bytes are masked out first (their low seven bits could look like digits, and
-      // without the high bit the additions cannot carry into the next byte).
-      const std::uint64_t high = 0x8080808080808080ull, ascii = ~w & high, low7 = w & ~high;
-      const std::uint64_t digits = (low7 + 0x5050505050505050ull) & ~(low7 + 0x4646464646464646ull) & ascii;
+      // Digits among the ASCII bytes (non-ASCII bytes are masked out first: their low seven bits
+      // could look like digits).
+      const std::uint64_t w = text::load8(view.data() + i);
+      const std::uint64_t digits = text::bytes_between(w & ~text::high_bits, '0', '9') & ~w & text::high_bits;
       if (!digits) { i += 8; continue; }
       i += static_cast<std::size_t>(__builtin_ctzll(digits)) / 8;
     }

@@ -14,42 +14,6 @@
 
 namespace warden::analysis::text {
 
-char32_t decode_utf8(std::string_view s, std::size_t& pos) noexcept {
-  const auto n = s.size();
-  const auto b0 = static_cast<unsigned char>(s[pos]);
-  if (b0 < 0x80) { ++pos; return b0; }
-  auto cont = [&](std::size_t k) -> int {
-    if (pos + k >= n) return -1;
-    auto b = static_cast<unsigned char>(s[pos + k]);
-    return (b & 0xC0) == 0x80 ? (b & 0x3F) : -1;
-  };
-  char32_t cp = 0;
-  std::size_t len = 0;
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    int c1 = cont(1);
-    if (c1 < 0) { ++pos; return invalid_code_point; }
-    cp = (char32_t(b0 & 0x1F) << 6) | char32_t(c1);
-    len = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    int c1 = cont(1), c2 = cont(2);
-    if (c1 < 0 || c2 < 0) { ++pos; return invalid_code_point; }
-    cp = (char32_t(b0 & 0x0F) << 12) | (char32_t(c1) << 6) | char32_t(c2);
-    if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)) { ++pos; return invalid_code_point; }
-    len = 3;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    int c1 = cont(1), c2 = cont(2), c3 = cont(3);
-    if (c1 < 0 || c2 < 0 || c3 < 0) { ++pos; return invalid_code_point; }
-    cp = (char32_t(b0 & 0x07) << 18) | (char32_t(c1) << 12) | (char32_t(c2) << 6) | char32_t(c3);
-    if (cp < 0x10000 || cp > 0x10FFFF) { ++pos; return invalid_code_point; }
-    len = 4;
-  } else {
-    ++pos;
-    return invalid_code_point;
-  }
-  pos += len;
-  return cp;
-}
-
 void append_utf8(std::string& out, char32_t cp) {
   if (cp < 0x80) {
     out.push_back(static_cast<char>(cp));
@@ -72,11 +36,8 @@ bool is_ascii(std::string_view s) noexcept {
   // Eight bytes at a time: the common case is long plain-ASCII text.
   std::size_t i = 0;
   const auto n = s.size();
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t word;
-    __builtin_memcpy(&word, s.data() + i, 8);
-    if (word & 0x8080808080808080ull) return false;
-  }
+  for (; i + 8 <= n; i += 8)
+    if (load8(s.data() + i) & high_bits) return false;
   for (; i < n; ++i)
     if (static_cast<unsigned char>(s[i]) & 0x80) return false;
   return true;
@@ -264,6 +225,15 @@ normalized normalize(std::string_view raw) {
   // Pass 1: how much of the text is Latin.
   std::size_t latin = 0, letters = 0;
   for (std::size_t i = 0; i < n;) {
+    if (i + 8 <= n) {
+      if (const std::uint64_t w = load8(raw.data() + i); !(w & high_bits)) {
+        const unsigned found = ascii_letters_in(w);
+        latin += found;
+        letters += found;
+        i += 8;
+        continue;
+      }
+    }
     const auto b = static_cast<unsigned char>(raw[i]);
     if (b < 0x80) {
       if ((b | 0x20) >= 'a' && (b | 0x20) <= 'z') { ++latin; ++letters; }
@@ -309,6 +279,7 @@ normalized normalize(std::string_view raw) {
     // into non-ASCII characters (that word's script decides its folding).
     if (static_cast<unsigned char>(raw[i]) < 0x80) {
       std::size_t run_end = i;
+      while (run_end + 8 <= n && !(load8(raw.data() + run_end) & high_bits)) run_end += 8;
       while (run_end < n && static_cast<unsigned char>(raw[run_end]) < 0x80) ++run_end;
       std::size_t stop = run_end;
       if (run_end < n)
@@ -318,7 +289,13 @@ normalized normalize(std::string_view raw) {
           text.resize(std::max(text.size() * 2, w + (stop - i)));
           origin.resize(text.size());
         }
-        for (std::size_t k = i; k < stop; ++k, ++w) {
+        std::size_t k = i;
+        for (; k + 8 <= stop; k += 8, w += 8) {
+          const std::uint64_t lowered = ascii_lower(load8(raw.data() + k));
+          __builtin_memcpy(text.data() + w, &lowered, 8);
+          for (std::size_t m = 0; m < 8; ++m) origin[w + m] = static_cast<std::uint32_t>(k + m);
+        }
+        for (; k < stop; ++k, ++w) {
           const auto c = static_cast<unsigned char>(raw[k]);
           text[w] = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
           origin[w] = static_cast<std::uint32_t>(k);

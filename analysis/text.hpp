@@ -14,11 +14,71 @@ namespace warden::analysis::text {
 inline constexpr char32_t invalid_code_point = 0xFFFFFFFFu;
 
 // Decodes one code point at `pos` and advances it. Invalid, overlong, surrogate or truncated
-// sequences return invalid_code_point and advance by one byte.
-char32_t decode_utf8(std::string_view text, std::size_t& pos) noexcept;
+// sequences return invalid_code_point and advance by one byte. (Inline: the scanners call it for
+// every non-ASCII character.)
+inline char32_t decode_utf8(std::string_view s, std::size_t& pos) noexcept {
+  const auto n = s.size();
+  const auto b0 = static_cast<unsigned char>(s[pos]);
+  if (b0 < 0x80) { ++pos; return b0; }
+  auto cont = [&](std::size_t k) -> int {
+    if (pos + k >= n) return -1;
+    auto b = static_cast<unsigned char>(s[pos + k]);
+    return (b & 0xC0) == 0x80 ? (b & 0x3F) : -1;
+  };
+  char32_t cp = 0;
+  std::size_t len = 0;
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    int c1 = cont(1);
+    if (c1 < 0) { ++pos; return invalid_code_point; }
+    cp = (char32_t(b0 & 0x1F) << 6) | char32_t(c1);
+    len = 2;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    int c1 = cont(1), c2 = cont(2);
+    if (c1 < 0 || c2 < 0) { ++pos; return invalid_code_point; }
+    cp = (char32_t(b0 & 0x0F) << 12) | (char32_t(c1) << 6) | char32_t(c2);
+    if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)) { ++pos; return invalid_code_point; }
+    len = 3;
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    int c1 = cont(1), c2 = cont(2), c3 = cont(3);
+    if (c1 < 0 || c2 < 0 || c3 < 0) { ++pos; return invalid_code_point; }
+    cp = (char32_t(b0 & 0x07) << 18) | (char32_t(c1) << 12) | (char32_t(c2) << 6) | char32_t(c3);
+    if (cp < 0x10000 || cp > 0x10FFFF) { ++pos; return invalid_code_point; }
+    len = 4;
+  } else {
+    ++pos;
+    return invalid_code_point;
+  }
+  pos += len;
+  return cp;
+}
 void append_utf8(std::string& out, char32_t code_point);
 bool is_ascii(std::string_view text) noexcept;
 bool is_valid_utf8(std::string_view text) noexcept;
+
+// Eight bytes at a time (SWAR), for the ASCII stretches of a text. A block "without high bits" holds
+// no byte above 0x7F, so the per-byte additions below cannot carry into the next byte.
+inline constexpr std::uint64_t every_byte = 0x0101010101010101ull, high_bits = 0x8080808080808080ull;
+
+inline std::uint64_t load8(const char* p) noexcept {
+  std::uint64_t w;
+  __builtin_memcpy(&w, p, 8);
+  return w;
+}
+
+// High bit of each byte of a block without high bits that lies in [lo, hi].
+inline std::uint64_t bytes_between(std::uint64_t w, unsigned char lo, unsigned char hi) noexcept {
+  return (w + (0x80 - lo) * every_byte) & ~(w + (0x80 - hi - 1) * every_byte) & high_bits;
+}
+
+// ASCII letters in a block without high bits.
+inline unsigned ascii_letters_in(std::uint64_t w) noexcept {
+  // One bit per byte at most: moved to bit 0 of each byte and summed by a multiply (the portable
+  // x86-64 build has no popcount instruction).
+  return static_cast<unsigned>(((bytes_between(w | (0x20 * every_byte), 'a', 'z') >> 7) * every_byte) >> 56);
+}
+
+// A block without high bits, lower-cased.
+inline std::uint64_t ascii_lower(std::uint64_t w) noexcept { return w | (bytes_between(w, 'A', 'Z') >> 2); }
 
 // Text prepared for pattern matching. When the input is ASCII the view aliases the input (no copy;
 // patterns are matched case-insensitively) and offsets are the identity.
