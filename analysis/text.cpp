@@ -144,22 +144,30 @@ folded_cp compute_fold(char32_t cp) {
   return out;
 }
 
-// The fold of a code point, remembered: the Basic Multilingual Plane in a process-wide table
-// (filled on first sight, never freed: at most 65,536 small entries), other planes per thread.
-const folded_cp& fold_code_point(char32_t cp) {
-  constexpr char32_t tabled = 0x10000;
-  if (cp < tabled) {
-    static std::atomic<const folded_cp*> table[tabled];
-    if (const auto* known = table[cp].load(std::memory_order_acquire)) return *known;
+// Folds remembered: the Basic Multilingual Plane in a process-wide table (filled on first sight,
+// never freed: at most 65,536 small entries), other planes per thread.
+constexpr char32_t tabled_folds = 0x10000;
+std::atomic<const folded_cp*> fold_table[tabled_folds];
+
+const folded_cp& fold_code_point_slow(char32_t cp) {
+  if (cp < tabled_folds) {
+    if (const auto* known = fold_table[cp].load(std::memory_order_acquire)) return *known;
     auto fresh = std::make_unique<const folded_cp>(compute_fold(cp));
     const folded_cp* expected = nullptr;
-    if (table[cp].compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel)) return *fresh.release();
+    if (fold_table[cp].compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel)) return *fresh.release();
     return *expected;  // another thread filled it first
   }
   thread_local std::unordered_map<char32_t, folded_cp> cache;
   if (auto it = cache.find(cp); it != cache.end()) return it->second;
   if (cache.size() > 65536) cache.clear();  // bounded memory on adversarial inputs
   return cache.emplace(cp, compute_fold(cp)).first->second;
+}
+
+// The fold of a code point; the table lookup inline (normalisation asks for every non-ASCII one).
+inline const folded_cp& fold_code_point(char32_t cp) {
+  if (cp < tabled_folds)
+    if (const auto* known = fold_table[cp].load(std::memory_order_acquire)) return *known;
+  return fold_code_point_slow(cp);
 }
 
 bool is_invisible_or_odd(char32_t cp) {
@@ -203,7 +211,14 @@ struct unit {
 [[gnu::always_inline]] inline unit unit_at(std::string_view raw, std::size_t i) {
   const auto b = static_cast<unsigned char>(raw[i]);
   if (b < 0x80) return {nullptr, static_cast<char>(b >= 'A' && b <= 'Z' ? b + 32 : b), i + 1};
-  const char32_t cp = decode_utf8(raw, i);
+  char32_t cp;
+  if (b >= 0xC2 && b <= 0xDF && i + 1 < raw.size() && (static_cast<unsigned char>(raw[i + 1]) & 0xC0) == 0x80) {
+    // Two-byte sequences (accented Latin, Greek, Cyrillic, ...) decoded here, the rest by decode_utf8.
+    cp = (char32_t(b & 0x1F) << 6) | (static_cast<unsigned char>(raw[i + 1]) & 0x3F);
+    i += 2;
+  } else {
+    cp = decode_utf8(raw, i);
+  }
   if (cp == invalid_code_point) return {nullptr, 0, i, true};
   const folded_cp& f = fold_code_point(cp);
   if (f.normal.empty()) return {nullptr, 0, i, true};
