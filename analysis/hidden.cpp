@@ -321,6 +321,25 @@ class scanner {
     return {cp, i};
   }
 
+  // The run of code points from `offset` for which in_run(cp) holds; each(cp) sees every one.
+  struct cp_run {
+    std::size_t end, count;
+    char32_t last;  // the run's last code point (invalid_code_point for an empty run)
+  };
+  template <typename InRun, typename Each>
+  cp_run run_from(std::size_t offset, InRun in_run, Each each) const {
+    cp_run r{offset, 0, invalid_code_point};
+    for (decoded d; r.end < raw_.size() && in_run((d = at(r.end)).cp); r.end = d.next, ++r.count) {
+      each(d.cp);
+      r.last = d.cp;
+    }
+    return r;
+  }
+  template <typename InRun>
+  cp_run run_from(std::size_t offset, InRun in_run) const {
+    return run_from(offset, in_run, [](char32_t) {});
+  }
+
   void scan_unicode() {
     const std::size_t n = raw_.size();
     // Pass 1: script statistics, needed before pass 2 judges marks and words. (Counted in locals:
@@ -404,31 +423,26 @@ class scanner {
         }
       }
       if (is_space_like(cp)) {
-        std::size_t j = offset, width = 0, odd = 0;
-        char32_t last = cp;
-        for (decoded d; j < n && is_space_like((d = at(j)).cp); j = d.next) {
-          ++width;
-          odd += d.cp != ' ' && d.cp != '\t' && d.cp != 0xA0 && d.cp != 0x3000;
-          last = d.cp;
-        }
-        note_space_run(offset, j, width, line_start);
+        std::size_t odd = 0;
+        const cp_run spaces = run_from(offset, is_space_like, [&](char32_t c) { odd += c != ' ' && c != '\t' && c != 0xA0 && c != 0x3000; });
+        note_space_run(offset, spaces.end, spaces.count, line_start);
         if (kind_ == text_kind::identifier && cp != ' ')
-          whitespace_.add(severity::medium, 0.7, offset, j, "unusual space character in an identifier");
+          whitespace_.add(severity::medium, 0.7, offset, spaces.end, "unusual space character in an identifier");
         if (odd >= 3 && kind_ != text_kind::identifier)
-          whitespace_.add(severity::low, 0.6, offset, j, "run of unusual Unicode space characters");
-        prev = last;
-        i = j;
+          whitespace_.add(severity::low, 0.6, offset, spaces.end, "run of unusual Unicode space characters");
+        prev = spaces.last;
+        i = spaces.end;
         continue;
       }
       if (cp == '\n') {
         // A run of blank lines is judged once, at its first newline (judging it again at each of
         // its newlines was quadratic in the run's length).
         if (offset >= blank_run_end) {
-          std::size_t j = offset, lines = 0;
-          for (decoded d; j < n && ((d = at(j)).cp == '\n' || d.cp == '\r' || is_space_like(d.cp)); j = d.next)
-            lines += d.cp == '\n';
-          note_blank_lines(offset, j, lines);
-          blank_run_end = j;
+          std::size_t lines = 0;
+          const cp_run blank = run_from(offset, [](char32_t c) { return c == '\n' || c == '\r' || is_space_like(c); },
+                                     [&](char32_t c) { lines += c == '\n'; });
+          note_blank_lines(offset, blank.end, lines);
+          blank_run_end = blank.end;
         }
         prev = cp;
         i = end;
@@ -442,41 +456,32 @@ class scanner {
       }
       // Tag characters: hidden ASCII, unless they form an emoji flag sequence.
       if (is_tag(cp)) {
-        std::size_t j = offset, count = 0;
         std::string hidden;
-        char32_t last = cp;
-        for (decoded d; j < n && is_tag((d = at(j)).cp); j = d.next) {
-          const char32_t t = d.cp - 0xE0000;
-          if (t >= 0x20 && t < 0x7F) hidden.push_back(static_cast<char>(t));
-          last = d.cp;
-          ++count;
-        }
-        const bool flag_sequence = prev == 0x1F3F4 && last == 0xE007F && count >= 2 && count <= 8;
+        const cp_run tags = run_from(offset, is_tag, [&](char32_t c) {
+          if (const char32_t t = c - 0xE0000; t >= 0x20 && t < 0x7F) hidden.push_back(static_cast<char>(t));
+        });
+        const bool flag_sequence = prev == 0x1F3F4 && tags.last == 0xE007F && tags.count >= 2 && tags.count <= 8;
         if (!flag_sequence) {
           tag_payload_ += hidden;
-          tags_.add(severity::high, 0.95, offset, j, "invisible tag characters spelling hidden text");
+          tags_.add(severity::high, 0.95, offset, tags.end, "invisible tag characters spelling hidden text");
         }
-        prev = last;
-        i = j;
+        prev = tags.last;
+        i = tags.end;
         continue;
       }
       if (is_variation_selector(cp)) {
-        std::size_t j = offset, count = 0;
         std::string bytes;
-        char32_t last = cp;
-        for (decoded d; j < n && is_variation_selector((d = at(j)).cp); j = d.next) {
-          bytes.push_back(static_cast<char>(d.cp <= 0xFE0F ? d.cp - 0xFE00 : d.cp - 0xE0100 + 16));
-          last = d.cp;
-          ++count;
-        }
+        const cp_run selectors = run_from(offset, is_variation_selector, [&](char32_t c) {
+          bytes.push_back(static_cast<char>(c <= 0xFE0F ? c - 0xFE00 : c - 0xE0100 + 16));
+        });
         const bool has_base = prev != invalid_code_point && !is_space_like(prev) && prev >= 0x20;
-        if (count >= 2 || !has_base) {
+        if (selectors.count >= 2 || !has_base) {
           vs_payload_ += bytes;
-          vs_.add(count >= 4 ? severity::high : severity::medium, count >= 4 ? 0.9 : 0.6, offset, j,
-                  "variation selectors that do not style a character (a hidden byte payload)");
+          vs_.add(selectors.count >= 4 ? severity::high : severity::medium, selectors.count >= 4 ? 0.9 : 0.6, offset,
+                  selectors.end, "variation selectors that do not style a character (a hidden byte payload)");
         }
-        prev = last;
-        i = j;
+        prev = selectors.last;
+        i = selectors.end;
         continue;
       }
       if (judge_single(cp, prev, offset, end)) {
@@ -488,24 +493,17 @@ class scanner {
       const auto type = u_charType(c);
       if (u_hasBinaryProperty(c, UCHAR_DEFAULT_IGNORABLE_CODE_POINT) || type == U_FORMAT_CHAR) {
         // Runs of invisible format characters are counted whole: long runs are how bits are smuggled.
-        std::size_t j = offset, run = 0;
-        char32_t last = cp;
-        for (decoded d; j < n && is_invisible_format((d = at(j)).cp); j = d.next) {
-          ++run;
-          last = d.cp;
-        }
-        if (run == 0) {
-          run = 1;
-          j = end;
-        }
-        const severity s = run >= 8 ? severity::high
-                           : (run >= 3 || kind_ == text_kind::identifier) ? severity::medium
-                                                                          : severity::low;
-        invisible_.add(s, run >= 8 ? 0.85 : 0.7, offset, j,
-                       run >= 8 ? "long run of invisible characters (possible binary payload)"
-                                : "zero-width or other invisible format character");
-        prev = last;
-        i = j;
+        cp_run invisible = run_from(offset, is_invisible_format);
+        if (invisible.count == 0) invisible = {end, 1, cp};
+        const std::size_t length = invisible.count;
+        const severity s = length >= 8 ? severity::high
+                           : (length >= 3 || kind_ == text_kind::identifier) ? severity::medium
+                                                                             : severity::low;
+        invisible_.add(s, length >= 8 ? 0.85 : 0.7, offset, invisible.end,
+                       length >= 8 ? "long run of invisible characters (possible binary payload)"
+                                   : "zero-width or other invisible format character");
+        prev = invisible.last;
+        i = invisible.end;
         continue;
       }
       if (type == U_PRIVATE_USE_CHAR || u_hasBinaryProperty(c, UCHAR_NONCHARACTER_CODE_POINT))
