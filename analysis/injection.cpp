@@ -279,50 +279,20 @@ class prefilter {
     else unfiltered_.push_back(static_cast<int>(count_));
     ++count_;
   }
-  // Extra literals looked for in the same pass (by their first five bytes: a reported literal may
-  // still be absent, an unreported one is absent). Call before compile(); returns the extra's index.
-  std::size_t add_extra(std::string literal) {
-    extras_.push_back(std::move(literal));
-    return extras_.size() - 1;
-  }
-  // A cue word is an extra among the first 32; returns its bit in `cues`.
-  std::uint32_t add_cue(std::string word) { return 1u << add_extra(std::move(word)); }
-  std::size_t extra_count() const { return extras_.size(); }
   void compile() {
     if (!filter_ids_.empty()) filter_.Compile(&atom_list_);
-    std::vector<std::string> literals = atom_list_;
-    literals.insert(literals.end(), extras_.begin(), extras_.end());
-    atoms_ = literal_matcher(literals);
+    atoms_ = literal_matcher(atom_list_);
   }
   // The literals the prefilter looks for (after compile).
   const std::vector<std::string>& atoms() const { return atom_list_; }
   // possible[i] is false only when regex i provably cannot match text. Short texts skip the
   // prefilter: its fixed cost (atom tree propagation) exceeds a DFA pass over a few hundred bytes.
-  // `cues` (optional) gets the bits of the cue words that may occur (all of them for short texts),
-  // `extras` (optional) the indices of the extras that may occur (ascending; all for short texts).
-  std::vector<bool> possible(std::string_view text, std::uint32_t* cues = nullptr, std::vector<int>* extras = nullptr) const {
-    if (cues) *cues = ~0u;
-    if (extras) {
-      extras->clear();
-      for (std::size_t i = 0; i < extras_.size(); ++i) extras->push_back(static_cast<int>(i));
-    }
+  std::vector<bool> possible(std::string_view text) const {
     if (text.size() < min_text || filter_ids_.empty()) return std::vector<bool>(count_, true);
-    std::vector<int> found = atoms_.find_all(text);
-    const auto first_extra = std::lower_bound(found.begin(), found.end(), static_cast<int>(atom_list_.size()));
-    if (cues) {
-      *cues = 0;
-      for (auto it = first_extra; it != found.end(); ++it)
-        if (std::size_t bit = static_cast<std::size_t>(*it) - atom_list_.size(); bit < 32) *cues |= 1u << bit;
-    }
-    if (extras) {
-      extras->clear();
-      for (auto it = first_extra; it != found.end(); ++it) extras->push_back(*it - static_cast<int>(atom_list_.size()));
-    }
-    found.erase(first_extra, found.end());
-    return possible_from(found);
+    return possible_from(atoms_.find_all(text));
   }
-  // The same answer from the atoms (indices into atoms(), ascending) found in a text of at least
-  // min_text bytes, e.g. by another prefilter's pass that also looked for these atoms.
+  // The same answer from the atoms (indices into atoms(), ascending) found in the text by some
+  // other pass, e.g. the signal set's.
   std::vector<bool> possible_from(const std::vector<int>& found) const {
     if (filter_ids_.empty()) return std::vector<bool>(count_, true);
     std::vector<bool> out(count_, false);
@@ -341,7 +311,6 @@ class prefilter {
   std::vector<int> filter_ids_;  // filter id -> regex index
   std::vector<int> unfiltered_;  // regexes RE2 would not take: never filtered out
   std::size_t count_ = 0;
-  std::vector<std::string> extras_;
 };
 
 const std::vector<std::string>& secret_atoms();
@@ -352,7 +321,10 @@ struct compiled_bank {
   std::unique_ptr<re2::RE2::Set> set;
   prefilter filter;             // over the full patterns, indexed like patterns[]
   // Set index -> pattern (index in patterns[]) and part: 0 is the trigger (or the whole pattern),
-  // 1.. the parts after its windows. Robust to a failed Add.
+  // 1.. the parts after its windows. Robust to a failed Add. Two more kinds of entry ride in the
+  // same pass: cue words (part: the cue's bit number) and the secret patterns' literal atoms (part:
+  // the atom's index), so that no separate literal pass over the text is needed.
+  static constexpr int cue_entry = -1, secret_atom_entry = -2;
   struct set_entry {
     int pattern;
     int part;
@@ -362,10 +334,12 @@ struct compiled_bank {
   std::vector<int> parts_in_set;  // per pattern: its entries in the set (trigger + gating parts)
   std::vector<std::unique_ptr<re2::RE2>> singles;  // same patterns, for match positions
   std::vector<std::string> errors;
-  // Words announcing an encoding (alternative views), found by the prefilter's pass.
+  // Words announcing an encoding (alternative views): their bits in a set pass's cues.
   std::uint32_t rot13_cue = 0, rot_13_cue = 0, caesar_cue = 0, revers_cue = 0;
-  std::size_t first_secret_extra = 0;  // extras from here on are the secret prefilter's atoms
-  bool secret_atoms_ascii = true;      // then a pass over a normalised view answers for the raw text
+  // Every secret atom is in the set and is ASCII: then the set's pass over a normalised view tells
+  // which atoms the raw text may hold (normalising keeps every ASCII run in one piece, lower-cased,
+  // and the set ignores case, so an atom absent from the view is absent from the raw text).
+  bool secret_atoms_in_set = true;
 };
 
 re2::RE2::Options bank_options() {
@@ -417,18 +391,20 @@ const compiled_bank& bank() {
       if (!b.singles.back()->ok()) b.errors.push_back(full + ": " + b.singles.back()->error());
       b.filter.add(full, options);
     }
-    if (!b.set->Compile()) b.errors.emplace_back("pattern set failed to compile");
-    b.rot13_cue = b.filter.add_cue("rot13");
-    b.rot_13_cue = b.filter.add_cue("rot-13");
-    b.caesar_cue = b.filter.add_cue("caesar");
-    b.revers_cue = b.filter.add_cue("revers");
-    // The secret patterns' literals ride along: on ASCII text (where the view is the raw text) one
-    // pass answers both prefilters.
-    b.first_secret_extra = b.filter.extra_count();
-    for (const std::string& atom : secret_atoms()) {
-      b.filter.add_extra(atom);
-      b.secret_atoms_ascii = b.secret_atoms_ascii && text::is_ascii(atom);
+    std::uint32_t* const cues[] = {&b.rot13_cue, &b.rot_13_cue, &b.caesar_cue, &b.revers_cue};
+    const char* const cue_words[] = {"rot13", "rot-13", "caesar", "revers"};
+    for (int k = 0; k < 4; ++k) {
+      if (b.set->Add(re2::RE2::QuoteMeta(cue_words[k]), nullptr) < 0) continue;  // never built then
+      b.entries.push_back({compiled_bank::cue_entry, k});
+      *cues[k] = 1u << k;
     }
+    const auto& atoms = secret_atoms();
+    for (std::size_t k = 0; k < atoms.size(); ++k) {
+      const bool added = text::is_ascii(atoms[k]) && b.set->Add(re2::RE2::QuoteMeta(atoms[k]), nullptr) >= 0;
+      if (added) b.entries.push_back({compiled_bank::secret_atom_entry, static_cast<int>(k)});
+      b.secret_atoms_in_set = b.secret_atoms_in_set && added;
+    }
+    if (!b.set->Compile()) b.errors.emplace_back("pattern set failed to compile");
     b.filter.compile();
     return b;
   }();
@@ -609,27 +585,6 @@ std::size_t count_leet_words(std::string_view view) {
   }
   return count;
 }
-
-// Horspool search for a fixed lower-case cue word (std::boyer_moore_horspool_searcher hashes
-// every byte it reads; a plain 256-entry shift table does not).
-class cue_word {
- public:
-  constexpr explicit cue_word(std::string_view word) : word_(word) {
-    for (auto& s : shift_) s = static_cast<std::uint8_t>(word.size());
-    for (std::size_t i = 0; i + 1 < word.size(); ++i) shift_[static_cast<unsigned char>(word[i])] = static_cast<std::uint8_t>(word.size() - 1 - i);
-  }
-  bool in(std::string_view text) const {
-    const std::size_t m = word_.size();
-    for (std::size_t end = m - 1; end < text.size(); end += shift_[static_cast<unsigned char>(text[end])])
-      if (text[end] == word_[m - 1] && text.compare(end + 1 - m, m, word_) == 0) return true;
-    return false;
-  }
-
- private:
-  std::string_view word_;
-  std::array<std::uint8_t, 256> shift_{};
-};
-constexpr cue_word rot13_cue("rot13"), rot_13_cue("rot-13"), caesar_cue("caesar"), revers_cue("revers");
 
 std::string base64_decode(std::string_view s) {
   std::string out;
@@ -852,29 +807,26 @@ class evaluator {
     const auto& b = bank();
     std::string_view view = norm_.view();
     if (view.size() >= 6 && b.set) {
-      possible_ = b.filter.possible(view, &cues_, &extras_);
-      if (view.size() >= prefilter::min_text && (norm_.identity() || b.secret_atoms_ascii)) {
-        // The secret prefilter's atoms were looked for in this pass, and it answers for the raw
-        // text too: normalising keeps every run of ASCII bytes, lower-cased and in one piece (the
-        // matcher ignores case), so an ASCII atom absent from the view is absent from the raw text.
-        secret_atoms_known_ = true;
-        for (int e : extras_)
-          if (static_cast<std::size_t>(e) >= b.first_secret_extra) secret_atoms_found_.push_back(e - static_cast<int>(b.first_secret_extra));
-      }
-    }
-    if (view.size() >= 6 && b.set && any_of(possible_)) {
+      // One pass: signal patterns, cue words and secret atoms.
       re2::RE2::Set::ErrorInfo info{};
-      matched_.clear();
-      bool any = b.set->Match(view, &matched_, &info);
-      bool from_set = true;
+      std::vector<int> hits;
+      const bool any = b.set->Match(view, &hits, &info);
       if (!any && info.kind != re2::RE2::Set::kNoError) {
-        from_set = false;
         // The DFA ran out of memory: fall back to the single patterns, slower but complete.
-        matched_.clear();
         for (std::size_t i = 0; i < b.singles.size(); ++i)
-          if (possible_[i] && re2::RE2::PartialMatch(view, *b.singles[i])) matched_.push_back(static_cast<int>(i));
+          if (re2::RE2::PartialMatch(view, *b.singles[i])) matched_.push_back(static_cast<int>(i));
+        cues_ = cues_by_search(view);
+      } else {
+        cues_ = 0;
+        for (int hit : hits) {
+          const auto& entry = b.entries[static_cast<std::size_t>(hit)];
+          if (entry.pattern == compiled_bank::cue_entry) cues_ |= 1u << entry.part;
+          else if (entry.pattern == compiled_bank::secret_atom_entry) secret_atoms_found_.push_back(entry.part);
+        }
+        secret_atoms_known_ = b.secret_atoms_in_set;
+        std::sort(secret_atoms_found_.begin(), secret_atoms_found_.end());
+        matched_ = confirmed_patterns(view, nullptr, hits);
       }
-      if (from_set) matched_ = confirmed_patterns(view, possible_, matched_);
       for (int index : matched_) result_.signals.set(static_cast<std::size_t>(patterns[index].sig));
     }
     alternative_views();
@@ -885,9 +837,10 @@ class evaluator {
   }
 
   // The patterns (indices into patterns[], ascending) that match text, from the set's hits (set
-  // indices). A pattern the prefilter ruled out is dropped; a windowed pattern is run whole only
-  // when its trigger and every part of it the set holds were hit.
-  static std::vector<int> confirmed_patterns(std::string_view text, const std::vector<bool>& possible,
+  // indices; cue and atom entries are skipped). A pattern the prefilter ruled out (`possible`,
+  // when given) is dropped; a windowed pattern is run whole only when its trigger and every part of
+  // it the set holds were hit.
+  static std::vector<int> confirmed_patterns(std::string_view text, const std::vector<bool>* possible,
                                              const std::vector<int>& set_hits) {
     const auto& b = bank();
     // Hits as (pattern, part), grouped by pattern: the work follows the hits, not the bank's size.
@@ -895,7 +848,7 @@ class evaluator {
     hits.reserve(set_hits.size());
     for (int hit : set_hits) {
       const auto& entry = b.entries[static_cast<std::size_t>(hit)];
-      hits.emplace_back(entry.pattern, entry.part);
+      if (entry.pattern >= 0) hits.emplace_back(entry.pattern, entry.part);
     }
     std::sort(hits.begin(), hits.end());
     hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
@@ -907,11 +860,21 @@ class evaluator {
       std::size_t parts = 0;
       for (; k < hits.size() && hits[k].first == pattern; ++k) ++parts;
       const auto i = static_cast<std::size_t>(pattern);
-      if (!trigger || !possible[i]) continue;
+      if (!trigger || (possible && !(*possible)[i])) continue;
       if (b.confirm[i] && (static_cast<int>(parts) < b.parts_in_set[i] || !re2::RE2::PartialMatch(piece, *b.singles[i]))) continue;
       out.push_back(pattern);
     }
     return out;
+  }
+
+  // The cue words by plain search, in any case: only when the set pass could not run.
+  static std::uint32_t cues_by_search(std::string_view view) {
+    const auto& b = bank();
+    const std::string lowered = lower_ascii(view);
+    std::uint32_t cues = 0;
+    for (auto [word, bit] : {std::pair{"rot13", b.rot13_cue}, {"rot-13", b.rot_13_cue}, {"caesar", b.caesar_cue}, {"revers", b.revers_cue}})
+      if (lowered.find(word) != std::string::npos) cues |= bit;
+    return cues;
   }
 
   // Obfuscated spellings: analyse a de-obfuscated copy too (signals only; evidence stays on the
@@ -980,21 +943,24 @@ class evaluator {
       }
       if (leet_words >= 3) views.push_back(std::move(mapped));
     }
-    // Texts that announce their own encoding: ROT13 and reversed text.
-    if (((cues_ & b.rot13_cue) && rot13_cue.in(view)) || ((cues_ & b.rot_13_cue) && rot_13_cue.in(view)) ||
-        ((cues_ & b.caesar_cue) && caesar_cue.in(view))) {
+    // Texts that announce their own encoding: ROT13 and reversed text (the cue words in any case:
+    // "Caesar", "ROT13", "Reversed").
+    if (cues_ & (b.rot13_cue | b.rot_13_cue | b.caesar_cue)) {
       std::string rotated(view);
-      for (auto& c : rotated)
+      // Both cases: the view of ASCII text is the raw text, not lower-cased.
+      for (auto& c : rotated) {
         if (c >= 'a' && c <= 'z') c = static_cast<char>('a' + (c - 'a' + 13) % 26);
+        else if (c >= 'A' && c <= 'Z') c = static_cast<char>('A' + (c - 'A' + 13) % 26);
+      }
       views.push_back(std::move(rotated));
     }
-    if ((cues_ & b.revers_cue) && revers_cue.in(view)) views.emplace_back(view.rbegin(), view.rend());
+    if (cues_ & b.revers_cue) views.emplace_back(view.rbegin(), view.rend());
     for (const auto& alt : views) {
       std::vector<int> hits;
       re2::RE2::Set::ErrorInfo info{};
       auto possible = b.filter.possible(alt);
       if (!any_of(possible) || !b.set->Match(alt, &hits, &info)) continue;
-      for (int index : confirmed_patterns(alt, possible, hits)) {
+      for (int index : confirmed_patterns(alt, &possible, hits)) {
         result_.signals.set(static_cast<std::size_t>(patterns[index].sig));
         obfuscated_ = true;
       }
@@ -1496,10 +1462,8 @@ class evaluator {
   const field_context& context_;
   text::normalized norm_;
   std::vector<int> matched_;
-  std::vector<bool> possible_;  // per pattern: not ruled out by the literal prefilter
-  std::uint32_t cues_ = ~0u;     // cue words (compiled_bank::*_cue) that may occur in the view
-  std::vector<int> extras_;                // prefilter extras that may occur in the view
-  bool secret_atoms_known_ = false;        // secret_atoms_found_ holds the secret prefilter's answer
+  std::uint32_t cues_ = 0;                 // cue words (compiled_bank::*_cue) in the view
+  bool secret_atoms_known_ = false;        // secret_atoms_found_ holds the set pass's answer
   std::vector<int> secret_atoms_found_;    // its atoms present in the raw text (ascending)
   injection_result result_;
   bool obfuscated_ = false;
