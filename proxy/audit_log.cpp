@@ -183,7 +183,7 @@ bool audit_log::refresh_tail() {
     torn_event["ts"] = config::utc_timestamp();
     torn_event["seq"] = ++seq_;
     torn_event["prev"] = last_hash_;
-    std::string body = torn_event.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::string body = config::canonical_json(torn_event);
     const std::string hash = config::sha256_hex(body);
     body.pop_back();
     body += std::string(hash_prefix) + hash + "\"}\n";
@@ -345,7 +345,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
   auto append = [&](json& event) {
     event["seq"] = ++seq_;
     event["prev"] = last_hash_;
-    std::string body = event.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::string body = config::canonical_json(event);
     last_hash_ = config::sha256_hex(body);
     body.pop_back();
     text += body;
