@@ -276,36 +276,40 @@ verdict policy_inspector::on_server_response(const message& msg, const message_c
       }
     }
   }
-  record_pair(entry, &msg, context.raw.size(), std::move(extra));
+  record_pair(std::move(entry), &msg, context.raw.size(), std::move(extra));
   return outcome;
 }
 
-void policy_inspector::record_pair(const pending& entry, const message* response, std::size_t bytes, json extra) {
+void policy_inspector::record_pair(pending entry, const message* response, std::size_t bytes, json extra) {
   if (!options_.audit) return;
   const auto latency = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - entry.started);
-  json event = {{"event", entry.method == "tools/call" ? "call" : "request"},
-                {"method", entry.method},
-                {"id", entry.id},
-                {"latency_us", latency.count()}};
-  if (!entry.tool.empty()) event[entry.method == "resources/read" ? "uri" : entry.method == "tools/call" ? "tool" : "name"] = entry.tool;
-  if (entry.method == "tools/call") event["arguments"] = entry.arguments;
+  // Built member by member, moving what the entry no longer needs: a record per relayed call.
+  json event = json::object();
+  auto& fields = event.get_ref<json::object_t&>();
+  const bool call = entry.method == "tools/call";
+  fields.emplace("event", call ? "call" : "request");
+  fields.emplace("id", std::move(entry.id));
+  fields.emplace("latency_us", latency.count());
+  if (!entry.tool.empty()) fields.emplace(entry.method == "resources/read" ? "uri" : call ? "tool" : "name", std::move(entry.tool));
+  if (call) fields.emplace("arguments", std::move(entry.arguments));
   if (entry.decided) {
-    event["decision"] = std::string(config::to_string(entry.decision.what));
-    event["reason"] = entry.decision.reason;
-    event["rules"] = rules_json(entry.decision.rules);
-    if (!entry.decision.secrets.empty()) event["secrets"] = entry.decision.secrets;
-    if (!engine_.enforcing()) event["enforced"] = false;
+    fields.emplace("decision", std::string(config::to_string(entry.decision.what)));
+    fields.emplace("reason", std::move(entry.decision.reason));
+    fields.emplace("rules", rules_json(entry.decision.rules));
+    if (!entry.decision.secrets.empty()) fields.emplace("secrets", std::move(entry.decision.secrets));
+    if (!engine_.enforcing()) fields.emplace("enforced", false);
   }
-  if (!entry.asked.empty()) event["asked"] = entry.asked;
+  if (!entry.asked.empty()) fields.emplace("asked", std::move(entry.asked));
   if (response) {
-    event["result_bytes"] = bytes;
-    if (auto error = response->doc.find("error"); error != response->doc.end()) event["error"] = *error;
+    fields.emplace("result_bytes", bytes);
+    if (auto error = response->doc.find("error"); error != response->doc.end()) fields.emplace("error", *error);
     else if (auto r = response->doc.find("result"); r != response->doc.end() && r->is_object() && r->value("isError", false))
-      event["is_error"] = true;
+      fields.emplace("is_error", true);
   } else {
-    event["forwarded"] = false;
+    fields.emplace("forwarded", false);
   }
-  event["mode"] = std::string(config::to_string(engine_.mode()));
+  fields.emplace("mode", std::string(config::to_string(engine_.mode())));
+  fields.emplace("method", std::move(entry.method));
   for (auto& [k, v] : extra.items()) event[k] = std::move(v);
   audit(std::move(event));
 }

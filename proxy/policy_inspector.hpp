@@ -58,7 +58,7 @@ class policy_inspector : public inspector {
   verdict on_server_response(const message& msg, const message_context& context);
   verdict deny_call(const nlohmann::json& id);
   verdict ask_user(const message& msg, pending& entry);
-  void record_pair(const pending& entry, const message* response, std::size_t bytes, nlohmann::json extra);
+  void record_pair(pending entry, const message* response, std::size_t bytes, nlohmann::json extra);
   void audit(nlohmann::json event);
   void save_pending(const std::string& server_name, const std::vector<config::pinned_item>& items);
 
