@@ -243,13 +243,26 @@ result<bool> save_lockfile(const std::string& path, const lockfile& pins) {
 
 std::string utc_timestamp(std::chrono::system_clock::time_point when) {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count();
-  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm parts{};
-  gmtime_r(&seconds, &parts);
-  char buffer[96];
-  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1,
-                parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, static_cast<int>(ms % 1000));
-  return buffer;
+  const auto floor_ms = ms - ((ms % 1000) + 1000) % 1000;  // whole seconds, also before 1970
+  const std::time_t seconds = static_cast<std::time_t>(floor_ms / 1000);
+  const int millis = static_cast<int>(ms - floor_ms);
+  // Every audit record carries one: the date and time up to the second are formatted once per
+  // second and thread, only the milliseconds each time.
+  thread_local std::time_t cached_second = 0;
+  thread_local char cached[80] = {};  // room for any int fields, as the compiler checks
+  if (seconds != cached_second || !cached[0]) {
+    std::tm parts{};
+    gmtime_r(&seconds, &parts);
+    std::snprintf(cached, sizeof cached, "%04d-%02d-%02dT%02d:%02d:%02d.", parts.tm_year + 1900, parts.tm_mon + 1,
+                  parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec);
+    cached_second = seconds;
+  }
+  std::string out(cached);
+  out += static_cast<char>('0' + millis / 100);
+  out += static_cast<char>('0' + millis / 10 % 10);
+  out += static_cast<char>('0' + millis % 10);
+  out += 'Z';
+  return out;
 }
 
 }  // namespace warden::config

@@ -39,6 +39,17 @@ TEST_CASE("sha256 and canonical JSON") {
   CHECK(canonical_json(json::parse(R"({"b":1, "a":[true, null]})")) == R"({"a":[true,null],"b":1})");
 }
 
+TEST_CASE("UTC timestamps: milliseconds, second boundaries, before 1970") {
+  using std::chrono::milliseconds;
+  auto at = [](long long ms) { return utc_timestamp(std::chrono::system_clock::time_point(milliseconds(ms))); };
+  CHECK(at(0) == "1970-01-01T00:00:00.000Z");
+  CHECK(at(1700000000123) == "2023-11-14T22:13:20.123Z");
+  CHECK(at(1700000000999) == "2023-11-14T22:13:20.999Z");  // same second: the cached part
+  CHECK(at(1700000001000) == "2023-11-14T22:13:21.000Z");  // the next one
+  CHECK(at(1700000000007) == "2023-11-14T22:13:20.007Z");  // back again
+  CHECK(at(-1) == "1969-12-31T23:59:59.999Z");
+}
+
 TEST_CASE("canonical JSON is byte for byte nlohmann's dump with U+FFFD replacement, on any value") {
   // The audit chain and the pins hash this text: the fast writer must never differ from
   // dump(-1, ' ', false, replace), whatever the strings hold (quotes, controls, DEL, UTF-8, invalid
