@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <cstring>
 
 #include "analysis/text.hpp"
 
@@ -265,12 +264,7 @@ class scanner {
       // space. Any run of spaces inside such a block is shorter than every threshold, and none
       // continues past it, so the block holds nothing to report.
       if (i + 8 <= n) {
-        std::uint64_t w;
-        std::memcpy(&w, raw_.data() + i, 8);
-        constexpr std::uint64_t high = 0x8080808080808080ull;
-        const bool printable = !(w & high) && ((w + 0x6060606060606060ull) & high) == high &&
-                               !((w + 0x0101010101010101ull) & high);
-        if (printable && raw_[i] != ' ' && raw_[i + 7] != ' ') {
+        if (printable_block(load8(raw_.data() + i)) && raw_[i] != ' ' && raw_[i + 7] != ' ') {
           line_start = false;
           i += 8;
           continue;
