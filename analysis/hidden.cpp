@@ -309,9 +309,7 @@ class scanner {
     std::size_t next;
   };
   decoded at(std::size_t i) const noexcept {
-    const auto b = static_cast<unsigned char>(raw_[i]);
-    if (b < 0x80) return {b, i + 1};
-    char32_t cp = text::decode_utf8(raw_, i);
+    const char32_t cp = text::decode_utf8(raw_, i);
     return {cp, i};
   }
 

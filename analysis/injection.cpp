@@ -668,11 +668,8 @@ std::vector<blob> find_encoded_blobs(std::string_view raw) {
       const char* encoding = "base64";
       if (hex && len % 2 == 0) {
         encoding = "hex";
-        auto nibble = [](char ch) {
-          return ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10;
-        };
         for (std::size_t p = 0; p + 1 < len; p += 2)
-          decoded.push_back(static_cast<char>(nibble(run[p]) * 16 + nibble(run[p + 1])));
+          decoded.push_back(static_cast<char>(text::hex_digit(run[p]) * 16 + text::hex_digit(run[p + 1])));
       } else if (upper && lower) {
         decoded = base64_decode(run);
       }

@@ -13,6 +13,42 @@
 
 namespace warden::analysis::text {
 
+char32_t decode_utf8_long(std::string_view s, std::size_t& pos) noexcept {
+  const auto n = s.size();
+  const auto b0 = static_cast<unsigned char>(s[pos]);
+  if (b0 < 0x80) { ++pos; return b0; }
+  auto cont = [&](std::size_t k) -> int {
+    if (pos + k >= n) return -1;
+    auto b = static_cast<unsigned char>(s[pos + k]);
+    return (b & 0xC0) == 0x80 ? (b & 0x3F) : -1;
+  };
+  char32_t cp = 0;
+  std::size_t len = 0;
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    int c1 = cont(1);
+    if (c1 < 0) { ++pos; return invalid_code_point; }
+    cp = (char32_t(b0 & 0x1F) << 6) | char32_t(c1);
+    len = 2;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    int c1 = cont(1), c2 = cont(2);
+    if (c1 < 0 || c2 < 0) { ++pos; return invalid_code_point; }
+    cp = (char32_t(b0 & 0x0F) << 12) | (char32_t(c1) << 6) | char32_t(c2);
+    if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)) { ++pos; return invalid_code_point; }
+    len = 3;
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    int c1 = cont(1), c2 = cont(2), c3 = cont(3);
+    if (c1 < 0 || c2 < 0 || c3 < 0) { ++pos; return invalid_code_point; }
+    cp = (char32_t(b0 & 0x07) << 18) | (char32_t(c1) << 12) | (char32_t(c2) << 6) | char32_t(c3);
+    if (cp < 0x10000 || cp > 0x10FFFF) { ++pos; return invalid_code_point; }
+    len = 4;
+  } else {
+    ++pos;
+    return invalid_code_point;
+  }
+  pos += len;
+  return cp;
+}
+
 void append_utf8(std::string& out, char32_t cp) {
   if (cp < 0x80) {
     out.push_back(static_cast<char>(cp));
@@ -210,14 +246,7 @@ struct unit {
 [[gnu::always_inline]] inline unit unit_at(std::string_view raw, std::size_t i) {
   const auto b = static_cast<unsigned char>(raw[i]);
   if (b < 0x80) return {nullptr, static_cast<char>(b >= 'A' && b <= 'Z' ? b + 32 : b), i + 1};
-  char32_t cp;
-  if (b >= 0xC2 && b <= 0xDF && i + 1 < raw.size() && (static_cast<unsigned char>(raw[i + 1]) & 0xC0) == 0x80) {
-    // Two-byte sequences (accented Latin, Greek, Cyrillic, ...) decoded here, the rest by decode_utf8.
-    cp = (char32_t(b & 0x1F) << 6) | (static_cast<unsigned char>(raw[i + 1]) & 0x3F);
-    i += 2;
-  } else {
-    cp = decode_utf8(raw, i);
-  }
+  const char32_t cp = decode_utf8(raw, i);
   if (cp == invalid_code_point) return {nullptr, 0, i, true};
   const folded_cp& f = fold_code_point(cp);
   if (f.normal.empty()) return {nullptr, 0, i, true};

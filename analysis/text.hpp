@@ -14,44 +14,33 @@ namespace warden::analysis::text {
 inline constexpr char32_t invalid_code_point = 0xFFFFFFFFu;
 
 // Decodes one code point at `pos` and advances it. Invalid, overlong, surrogate or truncated
-// sequences return invalid_code_point and advance by one byte. (Inline: the scanners call it for
-// every non-ASCII character.)
-inline char32_t decode_utf8(std::string_view s, std::size_t& pos) noexcept {
-  const auto n = s.size();
-  const auto b0 = static_cast<unsigned char>(s[pos]);
-  if (b0 < 0x80) { ++pos; return b0; }
-  auto cont = [&](std::size_t k) -> int {
-    if (pos + k >= n) return -1;
-    auto b = static_cast<unsigned char>(s[pos + k]);
-    return (b & 0xC0) == 0x80 ? (b & 0x3F) : -1;
-  };
-  char32_t cp = 0;
-  std::size_t len = 0;
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    int c1 = cont(1);
-    if (c1 < 0) { ++pos; return invalid_code_point; }
-    cp = (char32_t(b0 & 0x1F) << 6) | char32_t(c1);
-    len = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    int c1 = cont(1), c2 = cont(2);
-    if (c1 < 0 || c2 < 0) { ++pos; return invalid_code_point; }
-    cp = (char32_t(b0 & 0x0F) << 12) | (char32_t(c1) << 6) | char32_t(c2);
-    if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)) { ++pos; return invalid_code_point; }
-    len = 3;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    int c1 = cont(1), c2 = cont(2), c3 = cont(3);
-    if (c1 < 0 || c2 < 0 || c3 < 0) { ++pos; return invalid_code_point; }
-    cp = (char32_t(b0 & 0x07) << 18) | (char32_t(c1) << 12) | (char32_t(c2) << 6) | char32_t(c3);
-    if (cp < 0x10000 || cp > 0x10FFFF) { ++pos; return invalid_code_point; }
-    len = 4;
-  } else {
+// sequences return invalid_code_point and advance by one byte. ASCII and two-byte sequences
+// (accented Latin, Greek, Cyrillic, ...) are decoded inline: the scanners call this for every
+// non-ASCII character; the rest goes to decode_utf8_long.
+char32_t decode_utf8_long(std::string_view text, std::size_t& pos) noexcept;
+inline char32_t decode_utf8(std::string_view text, std::size_t& pos) noexcept {
+  const auto b0 = static_cast<unsigned char>(text[pos]);
+  if (b0 < 0x80) {
     ++pos;
-    return invalid_code_point;
+    return b0;
   }
-  pos += len;
-  return cp;
+  if (b0 >= 0xC2 && b0 <= 0xDF && pos + 1 < text.size()) {
+    const auto b1 = static_cast<unsigned char>(text[pos + 1]);
+    if ((b1 & 0xC0) == 0x80) {
+      pos += 2;
+      return (char32_t(b0 & 0x1F) << 6) | char32_t(b1 & 0x3F);
+    }
+  }
+  return decode_utf8_long(text, pos);
 }
 void append_utf8(std::string& out, char32_t code_point);
+// The value of an ASCII hex digit, or -1 (for the \u escapes of the JSON, JSONC and TOML readers).
+inline int hex_digit(char c) noexcept {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
 bool is_ascii(std::string_view text) noexcept;
 bool is_valid_utf8(std::string_view text) noexcept;
 

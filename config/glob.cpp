@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <vector>
 
+#include "analysis/text.hpp"
+
 namespace warden::config {
 
 namespace {
@@ -122,16 +124,6 @@ std::string glob_error(std::string_view pattern) {
   return problem;
 }
 
-namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
 
 std::optional<std::string> normalize_path(std::string_view raw, std::string_view home) {
   std::string path;
@@ -147,7 +139,7 @@ std::optional<std::string> normalize_path(std::string_view raw, std::string_view
     for (std::size_t i = 0; i < raw.size(); ++i) {
       if (raw[i] == '%') {
         if (i + 2 >= raw.size()) return std::nullopt;
-        const int hi = hex_value(raw[i + 1]), lo = hex_value(raw[i + 2]);
+        const int hi = analysis::text::hex_digit(raw[i + 1]), lo = analysis::text::hex_digit(raw[i + 2]);
         if (hi < 0 || lo < 0) return std::nullopt;
         path.push_back(static_cast<char>(hi * 16 + lo));
         i += 2;

@@ -177,12 +177,9 @@ class jsonc_parser {
     if (pos_ + 4 > text_.size()) return fail(pos_, "truncated \\u escape");
     value = 0;
     for (int i = 0; i < 4; ++i) {
-      const char h = text_[pos_++];
-      value <<= 4;
-      if (h >= '0' && h <= '9') value |= static_cast<std::uint32_t>(h - '0');
-      else if (h >= 'a' && h <= 'f') value |= static_cast<std::uint32_t>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') value |= static_cast<std::uint32_t>(h - 'A' + 10);
-      else return fail(pos_ - 1, "bad hex digit in \\u escape");
+      const int digit = analysis::text::hex_digit(text_[pos_++]);
+      if (digit < 0) return fail(pos_ - 1, "bad hex digit in \\u escape");
+      value = (value << 4) | static_cast<std::uint32_t>(digit);
     }
     return true;
   }

@@ -154,12 +154,9 @@ class toml_parser {
   bool hex(std::size_t digits, std::uint32_t& value) {
     value = 0;
     for (std::size_t i = 0; i < digits; ++i) {
-      const char h = peek();
-      value <<= 4;
-      if (h >= '0' && h <= '9') value |= static_cast<std::uint32_t>(h - '0');
-      else if (h >= 'a' && h <= 'f') value |= static_cast<std::uint32_t>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') value |= static_cast<std::uint32_t>(h - 'A' + 10);
-      else return fail(pos_, "bad hex digit in escape");
+      const int digit = analysis::text::hex_digit(peek());
+      if (digit < 0) return fail(pos_, "bad hex digit in escape");
+      value = (value << 4) | static_cast<std::uint32_t>(digit);
       ++pos_;
     }
     return true;

@@ -23,6 +23,19 @@ namespace {
 
 constexpr std::string_view hash_prefix = ",\"hash\":\"";
 constexpr std::size_t hash_suffix_size = hash_prefix.size() + 64 + 2;  // ,"hash":"<64>"}
+
+// The record line of an event that already carries "seq" and "prev": its canonical text with
+// `,"hash":"<sha256 of that text>"` before the closing brace, and a newline. Returns the hash.
+std::string chain_record(const json& event, std::string& line) {
+  line = config::canonical_json(event);
+  std::string hash = config::sha256_hex(line);
+  line.pop_back();
+  line += hash_prefix;
+  line += hash;
+  line += "\"}\n";
+  return hash;
+}
+
 constexpr std::size_t tail_window = 8u << 20;  // records are size-capped far below this
 
 bool is_hex64(std::string_view s) {
@@ -183,12 +196,10 @@ bool audit_log::refresh_tail() {
     torn_event["ts"] = config::utc_timestamp();
     torn_event["seq"] = ++seq_;
     torn_event["prev"] = last_hash_;
-    std::string body = config::canonical_json(torn_event);
-    const std::string hash = config::sha256_hex(body);
-    body.pop_back();
-    body += std::string(hash_prefix) + hash + "\"}\n";
+    std::string body;
+    std::string hash = chain_record(torn_event, body);
     if (write_all(fd_, body)) {
-      last_hash_ = hash;
+      last_hash_ = std::move(hash);
       expected_size_ += body.size();
     } else if (::ftruncate(fd_, static_cast<off_t>(end)) != 0) {
       // A partly written note must not stay: the next record would be appended to its torn end
@@ -345,13 +356,9 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
   auto append = [&](json& event) {
     event["seq"] = ++seq_;
     event["prev"] = last_hash_;
-    std::string body = config::canonical_json(event);
-    last_hash_ = config::sha256_hex(body);
-    body.pop_back();
-    text += body;
-    text += hash_prefix;
-    text += last_hash_;
-    text += "\"}\n";
+    std::string line;
+    last_hash_ = chain_record(event, line);
+    text += line;
   };
   if (dropped > 0) {
     json note = {{"event", "records_dropped"},

@@ -369,19 +369,12 @@ class envelope_scanner {
     return ((w & highs) | below_space | has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\'))) != 0;
   }
 
-  static int hex(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
-
   // \uXXXX at pos_ (pointing at 'u'); returns the code unit or -1.
   long unicode_escape() {
     if (pos_ + 4 >= s_.size()) return -1;
     long value = 0;
     for (std::size_t k = 1; k <= 4; ++k) {
-      const int h = hex(s_[pos_ + k]);
+      const int h = analysis::text::hex_digit(s_[pos_ + k]);
       if (h < 0) return -1;
       value = value * 16 + h;
     }
@@ -620,12 +613,9 @@ class document_builder {
   bool hex4(std::uint32_t& code) {
     if (at_ + 4 > s_.size()) return false;
     for (int i = 0; i < 4; ++i) {
-      const char h = s_[at_++];
-      code <<= 4;
-      if (h >= '0' && h <= '9') code |= static_cast<std::uint32_t>(h - '0');
-      else if (h >= 'a' && h <= 'f') code |= static_cast<std::uint32_t>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') code |= static_cast<std::uint32_t>(h - 'A' + 10);
-      else return false;
+      const int digit = analysis::text::hex_digit(s_[at_++]);
+      if (digit < 0) return false;
+      code = (code << 4) | static_cast<std::uint32_t>(digit);
     }
     return true;
   }
