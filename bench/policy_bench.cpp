@@ -30,14 +30,13 @@ double run(proxy::policy_inspector& inspector, int calls, const std::string& res
                            .dump());
     responses.push_back(json({{"jsonrpc", "2.0"}, {"id", i}, {"result", {{"content", json::array({{{"type", "text"}, {"text", result_text}}})}}}}).dump());
   }
-  const json params = {{"name", "read_path"}};
   const auto start = clock::now();
   for (int i = 0; i < calls; ++i) {
     const proxy::message request = parse(requests[i]);
-    proxy::message_context up{proxy::direction::client_to_server, requests[i], {}, nullptr};
+    proxy::message_context up{proxy::direction::client_to_server, requests[i]};
     inspector.inspect(request, up);
     const proxy::message response = parse(responses[i]);
-    proxy::message_context down{proxy::direction::server_to_client, responses[i], "tools/call", &params};
+    proxy::message_context down{proxy::direction::server_to_client, responses[i]};
     inspector.inspect(response, down);
   }
   return std::chrono::duration<double, std::micro>(clock::now() - start).count() / calls;

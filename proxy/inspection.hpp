@@ -19,8 +19,6 @@ enum class direction { client_to_server, server_to_client };
 struct message_context {
   direction from = direction::client_to_server;
   std::string_view raw;              // the original bytes as read
-  std::string_view request_method;   // for responses: the method of the request they answer
-  const nlohmann::json* request = nullptr;  // for responses: that request's params, if kept
 };
 
 struct verdict {

@@ -357,17 +357,19 @@ call_decision policy_engine::decide_call(std::string_view tool, const json& argu
   }
 
   const auto& f = policy_.flows;
-  auto flow = [&](const std::optional<action>& what, bool applies, const char* id, const std::string& why) {
+  // The reason is only built for a flow that applies (this runs on every call).
+  auto flow = [&](const std::optional<action>& what, bool applies, const char* id, auto&& explain) {
     if (!what || *what == action::allow || !applies) return;
+    const std::string why = explain();
     merge(d, *what, id, why);
     if (*what == action::ask && d.ask_text.empty()) d.ask_text = why;
   };
   flow(f.untrusted_then_sink, sink && !untrusted_source_.empty(), "flow.untrusted_then_sink",
-       "external sink after untrusted content from '" + untrusted_source_ + "' entered the session");
+       [&] { return "external sink after untrusted content from '" + untrusted_source_ + "' entered the session"; });
   flow(f.untrusted_then_destructive, destructive && !untrusted_source_.empty(), "flow.untrusted_then_destructive",
-       "destructive call after untrusted content from '" + untrusted_source_ + "' entered the session");
+       [&] { return "destructive call after untrusted content from '" + untrusted_source_ + "' entered the session"; });
   flow(f.private_then_sink, sink && !private_source_.empty(), "flow.private_then_sink",
-       "external sink after private data was read by '" + private_source_ + "'");
+       [&] { return "external sink after private data was read by '" + private_source_ + "'"; });
   if (d.what == action::allow && d.reason.empty()) d.reason = rule ? "allowed by " + rule_id : "allowed by default";
   return d;
 }

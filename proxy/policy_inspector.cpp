@@ -82,7 +82,9 @@ verdict policy_inspector::inspect(const message& msg, const message_context& con
 }
 
 verdict policy_inspector::on_client_request(const message& msg) {
-  const json params = msg.doc.value("params", json::object());
+  static const json no_params = json::object();
+  const auto found = msg.doc.find("params");  // read in place: a call's arguments can be large
+  const json& params = found != msg.doc.end() ? *found : no_params;
   pending entry;
   entry.method = msg.method;
   entry.id = msg.id;

@@ -41,7 +41,7 @@ struct message_queue {
 
 struct pending_request {
   std::string method;
-  json params;          // kept for the inspection chain (responses are judged with their request)
+  json params;          // listings only: the cursor tells a first page from a later one
   clock_type::time_point sent;
 };
 
@@ -60,7 +60,12 @@ struct held_request {
 
 // A request's params, kept with it for the inspection chain; null when the document was not built
 // (nobody will read them: see needs_document).
-json params_of(const message& item) { return item.has_document ? item.doc.value("params", json()) : json(); }
+// Only a listing's params are needed later (its cursor); a tools/call's arguments are not copied.
+json listing_params_of(const message& item) {
+  if (!item.has_document || !list_kind_of_method(item.method)) return json();
+  const auto params = item.doc.find("params");
+  return params == item.doc.end() ? json() : *params;
+}
 
 // What may appear of an untrusted line in our own log: short, escaped, and without credentials
 // (logs are read and shipped by people who must not see the secrets passing through).
@@ -560,7 +565,7 @@ void session::impl::note_client_item(const message& item) {
   switch (item.kind) {
     case message_kind::request:
       client_requests_[id_key(item.id)] =
-          pending_request{item.method, params_of(item), clock_type::now()};
+          pending_request{item.method, listing_params_of(item), clock_type::now()};
       break;
     case message_kind::response:
       server_requests_.erase(id_key(item.id));
@@ -652,8 +657,7 @@ bool session::impl::note_server_item(const message& item) {
       return true;
     }
     case message_kind::request:
-      server_requests_[id_key(item.id)] =
-          pending_request{item.method, params_of(item), clock_type::now()};
+      server_requests_[id_key(item.id)] = pending_request{item.method, json(), clock_type::now()};
       return true;
     case message_kind::notification:
       if (auto kind = list_kind_of_change(item.method); kind && options_.enumerate && enumeration_started_) {
@@ -674,21 +678,11 @@ asio::awaitable<void> session::impl::handle_server_message(message& msg, std::st
     co_await inspect_batch(msg, std::move(raw), direction::server_to_client);
     co_return;
   }
-  std::string request_method;
-  json request_params;
-  if (msg.kind == message_kind::response) {
-    if (auto it = client_requests_.find(id_key(msg.id)); it != client_requests_.end()) {
-      request_method = it->second.method;
-      request_params = it->second.params;
-    }
-  }
   if (!note_server_item(msg)) co_return;  // the answer to one of our own requests
 
   message_context context;
   context.from = direction::server_to_client;
   context.raw = raw;
-  context.request_method = request_method;
-  context.request = request_params.is_null() ? nullptr : &request_params;
   verdict decision = run_inspectors(msg, context);
   if (decision.what != verdict::action::forward || !try_enqueue(to_client_, raw))
     co_await apply(std::move(decision), msg, std::move(raw), to_client_, to_server_);
@@ -752,23 +746,13 @@ asio::awaitable<void> session::impl::inspect_batch(message& msg, std::string&& r
   std::vector<json> replies;
   bool changed = false;
   for (auto& item : msg.items) {
-    std::string request_method;
-    json request_params;
-    if (!from_client && item.kind == message_kind::response) {
-      if (auto it = client_requests_.find(id_key(item.id)); it != client_requests_.end()) {
-        request_method = it->second.method;
-        request_params = it->second.params;
-      }
-    }
     if (!from_client && !note_server_item(item)) {  // answer to our own request: consumed
       changed = true;
       continue;
     }
     message_context context;
     context.from = from;
-    context.request_method = request_method;
-    context.request = request_params.is_null() ? nullptr : &request_params;
-    verdict decision = inspectors_.empty() ? verdict::forward() : run_inspectors(item, context);
+      verdict decision = inspectors_.empty() ? verdict::forward() : run_inspectors(item, context);
     if (decision.what == verdict::action::ask) {  // cannot hold one member of a batch
       decision = decision.resume ? decision.resume(nullptr) : verdict{};
       if (decision.what == verdict::action::ask) decision.what = verdict::action::block;
