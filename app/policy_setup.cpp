@@ -60,19 +60,10 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
     options.sync = settings.audit_sync == "never" ? proxy::audit_sync::never
                    : settings.audit_sync == "always" ? proxy::audit_sync::always
                                                      : proxy::audit_sync::interval;
-    const bool redact = rules.secrets.redact_audit;
-    // Runs on the writer thread: secrets out, sizes capped. Fields mcp-warden fills from its own
-    // values carry no peer data and are not searched (half of a call record's strings).
-    options.redact = [redact](json& event) {
-      static constexpr std::string_view own_fields[] = {"event", "decision", "mode", "session", "ts", "warden_version"};
-      if (redact && event.is_object()) {
-        for (auto& [key, value] : event.items())
-          if (std::find(std::begin(own_fields), std::end(own_fields), key) == std::end(own_fields)) proxy::redact_json(value, true);
-      } else if (redact) {
-        proxy::redact_json(event, true);
-      }
-      proxy::cap_json(event, 2048, 12);
-    };
+    // Secrets out, sizes capped, on the writer thread (values a peer sent: see audit_record).
+    options.redact_secrets = rules.secrets.redact_audit;
+    options.max_string = 2048;
+    options.max_depth = 12;
     auto opened = proxy::audit_log::open(std::move(options));
     if (!opened) return error{opened.error_message()};
     runtime->audit_ = std::move(*opened);

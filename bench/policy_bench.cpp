@@ -84,10 +84,9 @@ int main(int argc, char** argv) {
       if (with_log) {
         proxy::audit_options options;
         options.path = log_path;
-        options.redact = [](json& e) {
-          proxy::redact_json(e, true);
-          proxy::cap_json(e, 2048, 12);
-        };
+        options.redact_secrets = true;
+        options.max_string = 2048;
+        options.max_depth = 12;
         auto opened = proxy::audit_log::open(options);
         log = std::move(*opened);
       }

@@ -45,10 +45,10 @@ std::string nlohmann_text(const nlohmann::json& value) {
 // backslash: those are copied in one piece (nlohmann's serializer decodes every byte through its
 // UTF-8 state machine); anything else is left to nlohmann, so escapes and U+FFFD replacement
 // stay exactly its own.
-void append_string(std::string& out, const std::string& text) {
+void append_string(std::string& out, std::string_view text) {
   for (unsigned char c : text) {
     if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') {
-      out += nlohmann_text(nlohmann::json(text));
+      out += nlohmann_text(nlohmann::json(std::string(text)));
       return;
     }
   }
@@ -108,5 +108,9 @@ std::string canonical_json(const nlohmann::json& value) {
   append_canonical(out, value);
   return out;
 }
+
+void append_canonical_json(std::string& out, const nlohmann::json& value) { append_canonical(out, value); }
+
+void append_json_string(std::string& out, std::string_view text) { append_string(out, text); }
 
 }  // namespace warden::config

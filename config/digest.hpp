@@ -16,4 +16,9 @@ std::string sha256_hex(std::string_view bytes);
 // dump(-1, ' ', false, error_handler_t::replace) writes, written faster.
 std::string canonical_json(const nlohmann::json& value);
 
+// The same, appended to `out`; and one string as canonical JSON text (quoted and escaped), for
+// writers that put a document together from parts (the audit log's records).
+void append_canonical_json(std::string& out, const nlohmann::json& value);
+void append_json_string(std::string& out, std::string_view text);
+
 }  // namespace warden::config

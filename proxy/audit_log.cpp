@@ -5,15 +5,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "config/digest.hpp"
 #include "config/lockfile.hpp"
+#include "proxy/runtime_text.hpp"
 
 namespace warden::proxy {
 
@@ -24,16 +28,27 @@ namespace {
 constexpr std::string_view hash_prefix = ",\"hash\":\"";
 constexpr std::size_t hash_suffix_size = hash_prefix.size() + 64 + 2;  // ,"hash":"<64>"}
 
-// The record line of an event that already carries "seq" and "prev": its canonical text with
-// `,"hash":"<sha256 of that text>"` before the closing brace, and a newline. Returns the hash.
-std::string chain_record(const json& event, std::string& line) {
-  line = config::canonical_json(event);
-  std::string hash = config::sha256_hex(line);
+// The record line of an event: its canonical text with "seq" and "prev", then
+// `,"hash":"<sha256 of that text>"` before the closing brace, and a newline. Sets `hash`.
+std::string chain_record(audit_record& event, std::uint64_t seq, const std::string& prev, std::string& hash) {
+  event.count("seq", seq);
+  event.text("prev", prev, false);
+  std::string line = event.canonical_text();
+  hash = config::sha256_hex(line);
   line.pop_back();
   line += hash_prefix;
   line += hash;
   line += "\"}\n";
-  return hash;
+  return line;
+}
+
+// Keys whose values mcp-warden always fills itself: never searched for credentials.
+constexpr std::string_view own_keys[] = {"event", "decision", "mode", "session", "ts", "warden_version"};
+
+void append_integer(std::string& out, auto number) {
+  char buffer[24];
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, number);
+  out.append(buffer, end);
 }
 
 constexpr std::size_t tail_window = 8u << 20;  // records are size-capped far below this
@@ -112,6 +127,95 @@ record_check check_record(std::string_view line) {
 
 // ---------------------------------------------------------------------------------------------
 
+audit_record audit_record::from_json(json event, bool peer_data) {
+  audit_record out;
+  if (!event.is_object()) {
+    out.text("event", "invalid", false);
+    out.value("value", std::move(event), peer_data);
+    return out;
+  }
+  auto& members = event.get_ref<json::object_t&>();
+  out.members_.reserve(members.size() + 3);
+  for (auto& [key, value] : members) {
+    const bool own = std::find(std::begin(own_keys), std::end(own_keys), key) != std::end(own_keys);
+    out.value(key, std::move(value), peer_data && !own);
+  }
+  return out;
+}
+
+audit_record& audit_record::add(member next) {
+  if (members_.empty()) members_.reserve(24);  // a call record has ~15 members, with seq/prev/ts
+  members_.push_back(std::move(next));
+  return *this;
+}
+audit_record& audit_record::text(std::string key, std::string value, bool peer) { return add({std::move(key), std::move(value), peer}); }
+audit_record& audit_record::number(std::string key, std::int64_t value) { return add({std::move(key), value, false}); }
+audit_record& audit_record::count(std::string key, std::uint64_t value) { return add({std::move(key), value, false}); }
+audit_record& audit_record::flag(std::string key, bool value) { return add({std::move(key), value, false}); }
+audit_record& audit_record::value(std::string key, json value, bool peer) { return add({std::move(key), std::move(value), peer}); }
+
+std::string audit_record::event_name() const {
+  for (auto it = members_.rbegin(); it != members_.rend(); ++it) {
+    if (it->key != "event") continue;
+    if (const auto* text = std::get_if<std::string>(&it->value)) return *text;
+    if (const auto* doc = std::get_if<json>(&it->value); doc && doc->is_string()) return doc->get<std::string>();
+    return {};
+  }
+  return {};
+}
+
+void audit_record::redact_and_cap(const audit_options& rules) {
+  const std::size_t max_string = rules.max_string ? rules.max_string : std::string::npos;
+  const bool capped = rules.max_string || rules.max_depth;
+  for (auto& m : members_) {
+    const bool redact = m.peer && rules.redact_secrets;
+    if (auto* text = std::get_if<std::string>(&m.value)) {
+      if (redact)
+        if (auto redacted = redacted_copy(*text, true)) *text = std::move(*redacted);
+      cap_text(*text, max_string);
+    } else if (auto* doc = std::get_if<json>(&m.value)) {
+      if (redact) redact_json(*doc, true);
+      // Members are one level below the record: the depth left for their contents is one less.
+      if (capped) cap_json(*doc, max_string, rules.max_depth ? rules.max_depth - 1 : std::string::npos);
+    }
+  }
+}
+
+std::string audit_record::canonical_text() const {
+  // Sorted by key (an insertion sort of pointers: a record has a few dozen members at most, and
+  // moving the members themselves cost more than writing them); it is stable, so of members with
+  // equal keys the one added last comes last and is the one written.
+  std::vector<const member*> order;
+  order.reserve(members_.size());
+  for (const auto& m : members_) {
+    auto at = order.end();
+    while (at != order.begin() && m.key < (*(at - 1))->key) --at;
+    order.insert(at, &m);
+  }
+  std::string out;
+  out.reserve(512);
+  out += '{';
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i + 1 < order.size() && order[i + 1]->key == order[i]->key) continue;
+    if (out.size() > 1) out += ',';
+    config::append_json_string(out, order[i]->key);
+    out += ':';
+    std::visit(
+        [&out](const auto& v) {
+          using type = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<type, std::string>) config::append_json_string(out, v);
+          else if constexpr (std::is_same_v<type, bool>) out += v ? "true" : "false";
+          else if constexpr (std::is_same_v<type, json>) config::append_canonical_json(out, v);
+          else append_integer(out, v);
+        },
+        order[i]->value);
+  }
+  out += '}';
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
 audit_log::audit_log(audit_options options) : options_(std::move(options)) {}
 
 result<std::unique_ptr<audit_log>> audit_log::open(audit_options options) {
@@ -162,7 +266,7 @@ bool audit_log::refresh_tail() {
   if (got < 0) return false;
   tail.resize(static_cast<std::size_t>(got));
 
-  json torn_event;
+  std::optional<audit_record> torn_event;
   std::uint64_t end = size;
   if (tail.back() != '\n') {
     const auto last_newline = tail.rfind('\n');
@@ -170,10 +274,11 @@ bool audit_log::refresh_tail() {
     const std::string torn = tail.substr(cut);
     end = size - torn.size();
     if (::ftruncate(fd_, static_cast<off_t>(end)) == 0) {
-      torn_event = {{"event", "torn_tail_discarded"},
-                    {"bytes", torn.size()},
-                    {"sha256", config::sha256_hex(torn)},
-                    {"note", "an incomplete last line (a writer stopped mid-write) was removed before appending"}};
+      torn_event = audit_record::from_json({{"event", "torn_tail_discarded"},
+                                            {"bytes", torn.size()},
+                                            {"sha256", config::sha256_hex(torn)},
+                                            {"note", "an incomplete last line (a writer stopped mid-write) was removed before appending"}},
+                                           false);
     }
     tail.resize(cut);
   }
@@ -192,12 +297,10 @@ bool audit_log::refresh_tail() {
     }
   }
   expected_size_ = end;
-  if (!torn_event.is_null()) {
-    torn_event["ts"] = config::utc_timestamp();
-    torn_event["seq"] = ++seq_;
-    torn_event["prev"] = last_hash_;
-    std::string body;
-    std::string hash = chain_record(torn_event, body);
+  if (torn_event) {
+    torn_event->text("ts", config::utc_timestamp(), false);
+    std::string hash;
+    const std::string body = chain_record(*torn_event, ++seq_, last_hash_, hash);
     if (write_all(fd_, body)) {
       last_hash_ = std::move(hash);
       expected_size_ += body.size();
@@ -230,19 +333,18 @@ void audit_log::rotate_if_needed() {
   ::flock(old_fd, LOCK_UN);
   ::close(old_fd);
   expected_size_ = 0;  // a fresh file: the chain continues from last_hash_
-  json event = {{"event", "log_rotated"}, {"previous_file", base + ".1"}, {"ts", config::utc_timestamp()},
-                {"seq", ++seq_}, {"prev", last_hash_}};
-  std::string body = event.dump();
-  const std::string hash = config::sha256_hex(body);
-  body.pop_back();
-  body += std::string(hash_prefix) + hash + "\"}\n";
+  auto event = audit_record::from_json({{"event", "log_rotated"}, {"previous_file", base + ".1"}, {"ts", config::utc_timestamp()}}, false);
+  std::string hash;
+  const std::string body = chain_record(event, ++seq_, last_hash_, hash);
   if (write_all(fd_, body)) {
     last_hash_ = hash;
     expected_size_ = body.size();
   }
 }
 
-void audit_log::record(json event) {
+void audit_log::record(json event) { record(audit_record::from_json(std::move(event))); }
+
+void audit_log::record(audit_record event) {
   entry next{std::chrono::system_clock::now(), std::move(event)};
   bool wake = false;
   {
@@ -299,15 +401,14 @@ void audit_log::writer_loop() {
 void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
   // Off the lock: timestamps and redaction (the expensive part).
   for (auto& item : batch) {
-    if (!item.event.is_object()) item.event = {{"event", "invalid"}, {"value", item.event}};
-    item.event["ts"] = config::utc_timestamp(item.when);
-    if (options_.redact) {
-      try {
-        options_.redact(item.event);
-      } catch (...) {
-        item.event = {{"event", item.event.value("event", "unknown")}, {"redaction_failed", true}};
-      }
+    try {
+      item.event.redact_and_cap(options_);
+    } catch (...) {
+      const std::string name = item.event.event_name();
+      item.event = audit_record{};
+      item.event.text("event", name.empty() ? "unknown" : name, false).flag("redaction_failed", true);
     }
+    item.event.text("ts", config::utc_timestamp(item.when), false);
   }
   file_lock lock(fd_);
   if (!refresh_tail()) {
@@ -353,18 +454,18 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
     seq_before = seq_;
     hash_before = last_hash_;
   };
-  auto append = [&](json& event) {
-    event["seq"] = ++seq_;
-    event["prev"] = last_hash_;
-    std::string line;
-    last_hash_ = chain_record(event, line);
-    text += line;
+  auto append = [&](audit_record& event) {
+    std::string hash;
+    text += chain_record(event, seq_ + 1, last_hash_, hash);
+    ++seq_;
+    last_hash_ = std::move(hash);
   };
   if (dropped > 0) {
-    json note = {{"event", "records_dropped"},
-                 {"count", dropped},
-                 {"ts", config::utc_timestamp()},
-                 {"reason", "the audit queue was full or a write failed; these events were not recorded"}};
+    auto note = audit_record::from_json({{"event", "records_dropped"},
+                                         {"count", dropped},
+                                         {"ts", config::utc_timestamp()},
+                                         {"reason", "the audit queue was full or a write failed; these events were not recorded"}},
+                                        false);
     append(note);
   }
   for (auto& item : batch) {

@@ -8,7 +8,7 @@
 // textually, never by re-serialising.
 //
 // Writing: record() never blocks the relay. Events go to a bounded queue; a writer thread
-// redacts them, chains them and appends each batch with one write(2) under flock(2) (several
+// redacts and caps them, writes their canonical text, chains them and appends each batch with one write(2) under flock(2) (several
 // proxies may share one file). When the queue is full the event is counted, not written, and the
 // next batch starts with a "records_dropped" record naming how many were lost.
 // Flush policy: a batch is handed to the kernel as soon as the writer wakes (immediately when idle),
@@ -21,12 +21,12 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "analysis/result.hpp"
@@ -45,9 +45,47 @@ struct audit_options {
   // After each write the writer lets records gather this long (group commit): under load one
   // wake-up and one write() per batch instead of per record; when idle a record waits at most this.
   std::chrono::milliseconds gather{2};
-  // Runs on the writer thread over each event before it is chained (secret redaction, size caps).
-  // Must be thread-safe with respect to the caller's other uses; must not throw (failures are caught).
-  std::function<void(nlohmann::json&)> redact;
+  // Applied on the writer thread before a record is chained. Values from a peer (see
+  // audit_record) get credentials replaced by "[REDACTED:<kind>]"; every value is capped:
+  // strings past max_string bytes are cut, values nested past max_depth levels summarised.
+  bool redact_secrets = false;
+  std::size_t max_string = 0;  // 0: no cap
+  std::size_t max_depth = 0;   // levels below the record (its members are level 1); 0: no cap
+};
+
+// One record as its members, for the writer to serialise: sorted by key (a later member with the
+// same key replaces an earlier one), peer values redacted, all capped. The records written per
+// relayed call are built this way, with no JSON document to build, copy and tear down.
+class audit_record {
+ public:
+  audit_record() = default;
+  // The members of a JSON object (anything else becomes {"event":"invalid","value":...}). With
+  // `peer_data`, members other than the ones mcp-warden always fills itself ("event",
+  // "decision", "mode", "session", "ts", "warden_version") count as peer values.
+  static audit_record from_json(nlohmann::json event, bool peer_data = true);
+
+  // `peer`: the value came from a client or a server and may carry a credential.
+  audit_record& text(std::string key, std::string value, bool peer);
+  audit_record& number(std::string key, std::int64_t value);
+  audit_record& count(std::string key, std::uint64_t value);
+  audit_record& flag(std::string key, bool value);
+  audit_record& value(std::string key, nlohmann::json value, bool peer);
+
+  // Redaction and caps in place, per the options (the writer thread's work).
+  void redact_and_cap(const audit_options& rules);
+  // The record's canonical JSON text (keys sorted, no hash).
+  std::string canonical_text() const;
+  // The "event" member's text ("" when there is none).
+  std::string event_name() const;
+
+ private:
+  struct member {
+    std::string key;
+    std::variant<std::string, std::int64_t, std::uint64_t, bool, nlohmann::json> value;
+    bool peer = false;
+  };
+  audit_record& add(member next);
+  std::vector<member> members_;
 };
 
 struct audit_stats {
@@ -64,8 +102,10 @@ class audit_log {
   audit_log(const audit_log&) = delete;
   audit_log& operator=(const audit_log&) = delete;
 
-  // Queues one event (a JSON object with at least "event"). Never blocks on I/O.
+  // Queues one event (a JSON object, or the members of one, with at least "event"). Never
+  // blocks on I/O.
   void record(nlohmann::json event);
+  void record(audit_record event);
   // Writes everything queued, syncs, stops the writer. Idempotent.
   void close();
   audit_stats stats() const;
@@ -74,7 +114,7 @@ class audit_log {
   explicit audit_log(audit_options options);
   struct entry {
     std::chrono::system_clock::time_point when;
-    nlohmann::json event;
+    audit_record event;
   };
   result<bool> open_file();
   void writer_loop();

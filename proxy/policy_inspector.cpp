@@ -285,35 +285,37 @@ verdict policy_inspector::on_server_response(const message& msg, const message_c
 void policy_inspector::record_pair(pending entry, const message* response, std::size_t bytes, json extra) {
   if (!options_.audit) return;
   const auto latency = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - entry.started);
-  // Built member by member, moving what the entry no longer needs: a record per relayed call.
-  json event = json::object();
-  auto& fields = event.get_ref<json::object_t&>();
+  // Members rather than a document, moving what the entry no longer needs: a record per relayed
+  // call. The writer thread sorts, redacts and caps them.
+  audit_record event;
   const bool call = entry.method == "tools/call";
-  fields.emplace("event", call ? "call" : "request");
-  fields.emplace("id", std::move(entry.id));
-  fields.emplace("latency_us", latency.count());
-  if (!entry.tool.empty()) fields.emplace(entry.method == "resources/read" ? "uri" : call ? "tool" : "name", std::move(entry.tool));
-  if (call) fields.emplace("arguments", std::move(entry.arguments));
+  event.text("event", call ? "call" : "request", false);
+  event.value("id", std::move(entry.id), true);
+  event.number("latency_us", latency.count());
+  if (!entry.tool.empty()) event.text(entry.method == "resources/read" ? "uri" : call ? "tool" : "name", std::move(entry.tool), true);
+  if (call) event.value("arguments", std::move(entry.arguments), true);
   if (entry.decided) {
-    fields.emplace("decision", std::string(config::to_string(entry.decision.what)));
-    fields.emplace("reason", std::move(entry.decision.reason));
-    fields.emplace("rules", rules_json(entry.decision.rules));
-    if (!entry.decision.secrets.empty()) fields.emplace("secrets", std::move(entry.decision.secrets));
-    if (!engine_.enforcing()) fields.emplace("enforced", false);
+    event.text("decision", std::string(config::to_string(entry.decision.what)), false);
+    event.text("reason", std::move(entry.decision.reason), true);
+    event.value("rules", rules_json(entry.decision.rules), true);
+    if (!entry.decision.secrets.empty()) event.value("secrets", std::move(entry.decision.secrets), true);
+    if (!engine_.enforcing()) event.flag("enforced", false);
   }
-  if (!entry.asked.empty()) fields.emplace("asked", std::move(entry.asked));
+  if (!entry.asked.empty()) event.text("asked", std::move(entry.asked), true);
   if (response) {
-    fields.emplace("result_bytes", bytes);
-    if (auto error = response->doc.find("error"); error != response->doc.end()) fields.emplace("error", *error);
+    event.count("result_bytes", bytes);
+    if (auto error = response->doc.find("error"); error != response->doc.end()) event.value("error", *error, true);
     else if (auto r = response->doc.find("result"); r != response->doc.end() && r->is_object() && r->value("isError", false))
-      fields.emplace("is_error", true);
+      event.flag("is_error", true);
   } else {
-    fields.emplace("forwarded", false);
+    event.flag("forwarded", false);
   }
-  fields.emplace("mode", std::string(config::to_string(engine_.mode())));
-  fields.emplace("method", std::move(entry.method));
-  for (auto& [k, v] : extra.items()) event[k] = std::move(v);
-  audit(std::move(event));
+  event.text("mode", std::string(config::to_string(engine_.mode())), false);
+  event.text("method", std::move(entry.method), true);
+  if (extra.is_object())
+    for (auto& [key, value] : extra.get_ref<json::object_t&>()) event.value(key, std::move(value), true);
+  event.text("session", options_.session_id, false);
+  options_.audit->record(std::move(event));
 }
 
 void policy_inspector::surface_changed(const analysis::server_surface& surface, bool complete) {

@@ -335,13 +335,18 @@ sanitized sanitize_text(std::string_view text) {
   return out;
 }
 
+void cap_text(std::string& text, std::size_t max_string) {
+  if (text.size() <= max_string) return;
+  std::size_t cut = max_string;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  const std::size_t size = text.size();
+  text.resize(cut);
+  text += "...[" + std::to_string(size) + " bytes]";
+}
+
 void cap_json(json& value, std::size_t max_string, std::size_t max_depth) {
   if (value.is_string()) {
-    const std::string& s = value.get_ref<const std::string&>();
-    if (s.size() <= max_string) return;
-    std::size_t cut = max_string;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-    value = s.substr(0, cut) + "...[" + std::to_string(s.size()) + " bytes]";
+    cap_text(value.get_ref<std::string&>(), max_string);
     return;
   }
   if (!value.is_array() && !value.is_object()) return;

@@ -52,5 +52,7 @@ bool has_terminal_escapes(std::string_view text) noexcept;
 // Caps a JSON value for the audit log: strings longer than max_string bytes are cut (at a UTF-8
 // boundary) with a note of the original size; arrays/objects deeper than max_depth are summarised.
 void cap_json(nlohmann::json& value, std::size_t max_string, std::size_t max_depth = 16);
+// The string rule of cap_json for one text.
+void cap_text(std::string& text, std::size_t max_string);
 
 }  // namespace warden::proxy

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <random>
 #include <fstream>
 #include <sstream>
 
@@ -158,11 +159,11 @@ TEST_CASE("rotation keeps the chain across files") {
   }
 }
 
-TEST_CASE("the redaction hook runs before chaining; a full queue records that it dropped") {
+TEST_CASE("redaction runs before chaining; a full queue records that it dropped") {
   temp_log t;
   audit_options options;
   options.path = t.path;
-  options.redact = [](json& event) { redact_json(event, true); };
+  options.redact_secrets = true;
   options.queue_capacity = 2;
   auto log = audit_log::open(options);
   REQUIRE(log);
@@ -180,4 +181,66 @@ TEST_CASE("the redaction hook runs before chaining; a full queue records that it
   }
   CHECK(reported == stats.dropped);
   CHECK(verify_log(t.path).ok);
+}
+
+// The writer used to build each record as a document: redact the members mcp-warden does not
+// fill itself, cap the whole event, write its canonical JSON. A record built from members must
+// give the same bytes, whichever way it was put together.
+TEST_CASE("a record built from members is written exactly as the document it stands for") {
+  std::mt19937 random(1234);
+  const std::vector<std::string> keys = {"event", "id", "arguments", "reason", "mode", "session", "tool", "error",
+                                         "rules", "result_bytes", "enforced", "method", "a\"b", "\xc3\xa9t\xc3\xa9", "z"};
+  const std::vector<std::string> texts = {"", "allowed by default", "AKIAIOSFODNN7EXAMPLE", "key=ghp_" + std::string(36, 'a'),
+                                          std::string(3000, 'x'), "\xe2\x82\xac" + std::string(2046, 'y') + "\xe2\x82\xac",
+                                          "bad \xff utf-8", "tab\there \"quoted\"", "password=Sup3rS3cretValue!"};
+  auto random_value = [&](auto& self, int depth) -> json {
+    switch (random() % (depth > 14 ? 4 : 7)) {
+      case 0: return texts[random() % texts.size()];
+      case 1: return static_cast<std::int64_t>(random() % 2000) - 1000;
+      case 2: return random() % 2 == 0;
+      case 3: return nullptr;
+      case 4: {
+        json object = json::object();
+        for (auto n = random() % 3; n-- > 0;) object[keys[random() % keys.size()]] = self(self, depth + 1);
+        return object;
+      }
+      default: {
+        json array = json::array();
+        for (auto n = random() % 3 + 1; n-- > 0;) array.push_back(self(self, depth + 1));
+        return array;
+      }
+    }
+  };
+  audit_options rules;
+  rules.redact_secrets = true;
+  rules.max_string = 2048;
+  rules.max_depth = 12;
+  for (int round = 0; round < 3000; ++round) {
+    audit_record record;
+    json document = json::object();
+    for (auto n = random() % 10 + 1; n-- > 0;) {
+      const std::string& key = keys[random() % keys.size()];
+      const bool own = key == "event" || key == "mode" || key == "session";
+      json value = random_value(random_value, 1);
+      document[key] = value;
+      if (value.is_string()) record.text(key, value.get<std::string>(), !own);
+      else if (value.is_boolean()) record.flag(key, value.get<bool>());
+      else if (value.is_number_integer() && value.get<std::int64_t>() >= 0) record.count(key, value.get<std::uint64_t>());
+      else if (value.is_number_integer()) record.number(key, value.get<std::int64_t>());
+      else record.value(key, std::move(value), !own);
+    }
+    for (auto& [key, value] : document.items())
+      if (key != "event" && key != "mode" && key != "session") redact_json(value, true);
+    cap_json(document, 2048, 12);
+    record.redact_and_cap(rules);
+    REQUIRE(record.canonical_text() == warden::config::canonical_json(document));
+  }
+  SUBCASE("from_json marks the same members as peer data") {
+    json event = {{"event", "call"}, {"session", "AKIAIOSFODNN7EXAMPLE"}, {"arguments", {{"k", "AKIAIOSFODNN7EXAMPLE"}}}};
+    audit_record record = audit_record::from_json(event);
+    record.redact_and_cap(rules);
+    CHECK(record.canonical_text() ==
+          R"({"arguments":{"k":"[REDACTED:aws-access-key-id]"},"event":"call","session":"AKIAIOSFODNN7EXAMPLE"})");
+    CHECK(audit_record::from_json(json::array({1})).canonical_text() == R"({"event":"invalid","value":[1]})");
+  }
 }
