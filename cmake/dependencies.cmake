@@ -10,15 +10,6 @@ pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 find_package(CLI11 REQUIRED)
 find_package(doctest REQUIRED)
 
-# mimalloc (libmimalloc-dev) replaces glibc's allocator in the mcp-warden executable when it is
-# installed: audit records are built on the relay thread and freed on the audit writer's, which
-# glibc serves through its arena locks (docs/benchmarks.md, fifth round: +15% calls/s on the full
-# path). Not with sanitizers: they bring their own allocator.
-option(WARDEN_MIMALLOC "Link mcp-warden with mimalloc when it is installed" ON)
-if(WARDEN_MIMALLOC AND NOT WARDEN_SANITIZE)
-  find_package(mimalloc 2.0 CONFIG QUIET)
-endif()
-
 # Asio and Beast are compiled once, in transports/asio_impl.cpp; every target that
 # includes their headers links warden_asio and so sees the same configuration macros.
 add_library(warden_asio_config INTERFACE)
