@@ -144,7 +144,7 @@ audit_record audit_record::from_json(json event, bool peer_data) {
 }
 
 audit_record& audit_record::add(member next) {
-  if (members_.empty()) members_.reserve(24);  // a call record has ~15 members, with seq/prev/ts
+  if (members_.capacity() == 0) members_.reserve(24);  // a call record: ~15 members, with seq/prev/ts
   members_.push_back(std::move(next));
   return *this;
 }
