@@ -3,8 +3,6 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <iterator>
 #include <random>
 #include <spdlog/spdlog.h>
 

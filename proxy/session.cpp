@@ -58,9 +58,8 @@ struct held_request {
   std::shared_ptr<asio::steady_timer> timer;
 };
 
-// A request's params, kept with it for the inspection chain; null when the document was not built
-// (nobody will read them: see needs_document).
-// Only a listing's params are needed later (its cursor); a tools/call's arguments are not copied.
+// The params kept with a relayed request: only a listing's are read later (its cursor), so a
+// tools/call's arguments are not copied; null when the document was not built (see needs_document).
 json listing_params_of(const message& item) {
   if (!item.has_document || !list_kind_of_method(item.method)) return json();
   const auto params = item.doc.find("params");
@@ -752,7 +751,7 @@ asio::awaitable<void> session::impl::inspect_batch(message& msg, std::string&& r
     }
     message_context context;
     context.from = from;
-      verdict decision = inspectors_.empty() ? verdict::forward() : run_inspectors(item, context);
+    verdict decision = inspectors_.empty() ? verdict::forward() : run_inspectors(item, context);
     if (decision.what == verdict::action::ask) {  // cannot hold one member of a batch
       decision = decision.resume ? decision.resume(nullptr) : verdict{};
       if (decision.what == verdict::action::ask) decision.what = verdict::action::block;

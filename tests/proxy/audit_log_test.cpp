@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "config/digest.hpp"
+#include "proxy/jsonrpc.hpp"
+#include "proxy/policy_inspector.hpp"
 #include "proxy/runtime_text.hpp"
 
 using namespace warden::proxy;
@@ -235,12 +237,80 @@ TEST_CASE("a record built from members is written exactly as the document it sta
     record.redact_and_cap(rules);
     REQUIRE(record.canonical_text() == warden::config::canonical_json(document));
   }
-  SUBCASE("from_json marks the same members as peer data") {
-    json event = {{"event", "call"}, {"session", "AKIAIOSFODNN7EXAMPLE"}, {"arguments", {{"k", "AKIAIOSFODNN7EXAMPLE"}}}};
-    audit_record record = audit_record::from_json(event);
-    record.redact_and_cap(rules);
-    CHECK(record.canonical_text() ==
-          R"({"arguments":{"k":"[REDACTED:aws-access-key-id]"},"event":"call","session":"AKIAIOSFODNN7EXAMPLE"})");
-    CHECK(audit_record::from_json(json::array({1})).canonical_text() == R"({"event":"invalid","value":[1]})");
+}
+
+// What the app's redaction hook did before records were built from members: every top-level
+// member except the six mcp-warden fills itself was searched. from_json must keep that list.
+TEST_CASE("from_json treats exactly mcp-warden's own members as its own; caps are optional") {
+  const std::string secret = "AKIAIOSFODNN7EXAMPLE";
+  json event = json::object();
+  for (const char* key : {"event", "decision", "mode", "session", "ts", "warden_version", "reason", "method", "tool", "asked", "id"})
+    event[key] = secret;
+  event["arguments"] = {{"k", secret}};
+  event["error"] = {{"message", secret}};
+  audit_options rules;
+  rules.redact_secrets = true;
+  audit_record record = audit_record::from_json(event);
+  record.redact_and_cap(rules);
+  const json written = json::parse(record.canonical_text());
+  for (const char* own : {"event", "decision", "mode", "session", "ts", "warden_version"}) CHECK(written[own] == secret);
+  for (const char* peer : {"reason", "method", "tool", "asked", "id"}) CHECK(written[peer] == "[REDACTED:aws-access-key-id]");
+  CHECK(written["arguments"]["k"] == "[REDACTED:aws-access-key-id]");
+  CHECK(written["error"]["message"] == "[REDACTED:aws-access-key-id]");
+  CHECK(audit_record::from_json(json::array({1})).canonical_text() == R"({"event":"invalid","value":[1]})");
+
+  SUBCASE("without caps, long and deep values are written whole") {
+    audit_record whole;
+    json deep = 1;
+    for (int i = 0; i < 40; ++i) deep = json::array({deep});
+    whole.text("reason", std::string(5000, 'r'), true).value("deep", deep, true);
+    whole.redact_and_cap(audit_options{});
+    const json back = json::parse(whole.canonical_text());
+    CHECK(back["reason"].get<std::string>().size() == 5000);
+    CHECK(back["deep"] == deep);
   }
+}
+
+TEST_CASE("a call record written through the policy inspector: peer values redacted, own values kept") {
+  temp_log t;
+  audit_options options;
+  options.path = t.path;
+  options.redact_secrets = true;
+  options.max_string = 2048;
+  options.max_depth = 12;
+  auto log = audit_log::open(options);
+  REQUIRE(log);
+  policy_inspector_options settings;
+  settings.mode = warden::config::mode::audit;
+  settings.audit = log->get();
+  settings.session_id = "session-1";
+  auto inspector = policy_inspector::create(settings);
+  REQUIRE(inspector);
+  const std::string request =
+      R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fetch","arguments":{"url":"https://x.example/?q=AKIAIOSFODNN7EXAMPLE"}}})";
+  const std::string response = R"({"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"bad key AKIAIOSFODNN7EXAMPLE"}})";
+  const message call = parse_message(request, {}).value;
+  (*inspector)->inspect(call, message_context{direction::client_to_server, request});
+  const message answer = parse_message(response, {}).value;
+  (*inspector)->inspect(answer, message_context{direction::server_to_client, response});
+  (*log)->close();
+  int calls = 0;
+  for (const auto& line : read_lines(t.path)) {
+    CHECK(line.find("AKIAIOSFODNN7EXAMPLE") == std::string::npos);
+    const auto c = check_record(line);
+    REQUIRE(c.ok);
+    if (c.body["event"] != "call") continue;
+    ++calls;
+    CHECK(c.body["id"] == 7);
+    CHECK(c.body["tool"] == "fetch");
+    CHECK(c.body["method"] == "tools/call");
+    CHECK(c.body["session"] == "session-1");
+    CHECK(c.body["mode"] == "audit");
+    CHECK(c.body["result_bytes"] == response.size());
+    CHECK(c.body["latency_us"].is_number_integer());
+    CHECK(c.body["arguments"]["url"] == "https://x.example/?q=[REDACTED:aws-access-key-id]");
+    CHECK(c.body["error"]["message"] == "bad key [REDACTED:aws-access-key-id]");
+    CHECK(c.body["secrets"] == json::array({"aws-access-key-id"}));
+  }
+  CHECK(calls == 1);
 }
