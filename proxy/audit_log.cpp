@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -44,12 +43,6 @@ std::string chain_record(audit_record& event, std::uint64_t seq, const std::stri
 
 // Keys whose values mcp-warden always fills itself: never searched for credentials.
 constexpr std::string_view own_keys[] = {"event", "decision", "mode", "session", "ts", "warden_version"};
-
-void append_integer(std::string& out, auto number) {
-  char buffer[24];
-  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, number);
-  out.append(buffer, end);
-}
 
 constexpr std::size_t tail_window = 8u << 20;  // records are size-capped far below this
 
@@ -206,7 +199,7 @@ std::string audit_record::canonical_text() const {
           if constexpr (std::is_same_v<type, std::string>) config::append_json_string(out, v);
           else if constexpr (std::is_same_v<type, bool>) out += v ? "true" : "false";
           else if constexpr (std::is_same_v<type, json>) config::append_canonical_json(out, v);
-          else append_integer(out, v);
+          else config::append_canonical_json(out, json(v));  // a number: no allocation
         },
         order[i]->value);
   }

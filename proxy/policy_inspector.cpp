@@ -59,9 +59,11 @@ result<std::unique_ptr<policy_inspector>> policy_inspector::create(policy_inspec
   return self;
 }
 
-void policy_inspector::audit(json event) {
+void policy_inspector::audit(json event) { audit(audit_record::from_json(std::move(event))); }
+
+void policy_inspector::audit(audit_record event) {
   if (!options_.audit) return;
-  event["session"] = options_.session_id;
+  event.text("session", options_.session_id, false);
   options_.audit->record(std::move(event));
 }
 
@@ -314,8 +316,7 @@ void policy_inspector::record_pair(pending entry, const message* response, std::
   event.text("method", std::move(entry.method), true);
   if (extra.is_object())
     for (auto& [key, value] : extra.get_ref<json::object_t&>()) event.value(key, std::move(value), true);
-  event.text("session", options_.session_id, false);
-  options_.audit->record(std::move(event));
+  audit(std::move(event));
 }
 
 void policy_inspector::surface_changed(const analysis::server_surface& surface, bool complete) {

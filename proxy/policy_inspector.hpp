@@ -60,6 +60,7 @@ class policy_inspector : public inspector {
   verdict ask_user(const message& msg, pending& entry);
   void record_pair(pending entry, const message* response, std::size_t bytes, nlohmann::json extra);
   void audit(nlohmann::json event);
+  void audit(audit_record event);  // adds the session
   void save_pending(const std::string& server_name, const std::vector<config::pinned_item>& items);
 
   policy_inspector_options options_;

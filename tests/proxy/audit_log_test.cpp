@@ -42,6 +42,14 @@ void write_lines(const std::string& path, const std::vector<std::string>& lines)
   for (const auto& l : lines) out << l << '\n';
 }
 
+// Options for a log at `t` that redacts credentials in peer values.
+audit_options redacting(const temp_log& t) {
+  audit_options options;
+  options.path = t.path;
+  options.redact_secrets = true;
+  return options;
+}
+
 void write_events(const std::string& path, int count, audit_options options = {}) {
   options.path = path;
   auto log = audit_log::open(options);
@@ -163,9 +171,7 @@ TEST_CASE("rotation keeps the chain across files") {
 
 TEST_CASE("redaction runs before chaining; a full queue records that it dropped") {
   temp_log t;
-  audit_options options;
-  options.path = t.path;
-  options.redact_secrets = true;
+  audit_options options = redacting(t);
   options.queue_capacity = 2;
   auto log = audit_log::open(options);
   REQUIRE(log);
@@ -273,9 +279,7 @@ TEST_CASE("from_json treats exactly mcp-warden's own members as its own; caps ar
 
 TEST_CASE("a call record written through the policy inspector: peer values redacted, own values kept") {
   temp_log t;
-  audit_options options;
-  options.path = t.path;
-  options.redact_secrets = true;
+  audit_options options = redacting(t);
   options.max_string = 2048;
   options.max_depth = 12;
   auto log = audit_log::open(options);
