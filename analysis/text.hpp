@@ -69,6 +69,27 @@ inline unsigned ascii_letters_in(std::uint64_t w) noexcept {
 // A block without high bits, lower-cased.
 inline std::uint64_t ascii_lower(std::uint64_t w) noexcept { return w | (bytes_between(w, 'A', 'Z') >> 2); }
 
+// Whether one of eight bytes is not "plain" inside a JSON string: a quote, a backslash, a control
+// character or a non-ASCII byte (the word tricks for "has a byte less than / equal to"; a false
+// alarm can follow a true one, a miss cannot happen).
+inline bool has_json_special_byte(std::uint64_t w) noexcept {
+  const auto has_zero = [](std::uint64_t v) { return (v - every_byte) & ~v & high_bits; };
+  const std::uint64_t below_space = (w - 0x20 * every_byte) & ~w & high_bits;
+  return ((w & high_bits) | below_space | has_zero(w ^ ('"' * every_byte)) | has_zero(w ^ ('\\' * every_byte))) != 0;
+}
+
+// Length of the leading run of plain bytes (ASCII 0x20..0x7F except '"' and '\\'): what a JSON
+// string holds, and a JSON writer writes, byte for byte with no UTF-8 decoding or escape.
+inline std::size_t json_plain_prefix(std::string_view s) noexcept {
+  std::size_t i = 0;
+  while (i + 8 <= s.size() && !has_json_special_byte(load8(s.data() + i))) i += 8;
+  for (; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+  }
+  return i;
+}
+
 // Text prepared for pattern matching. When the input is ASCII the view aliases the input (no copy;
 // patterns are matched case-insensitively) and offsets are the identity.
 class normalized {

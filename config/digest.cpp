@@ -1,5 +1,7 @@
 #include "config/digest.hpp"
 
+#include "analysis/text.hpp"
+
 #include <openssl/evp.h>
 
 #include <charconv>
@@ -46,11 +48,9 @@ std::string nlohmann_text(const nlohmann::json& value) {
 // UTF-8 state machine); anything else is left to nlohmann, so escapes and U+FFFD replacement
 // stay exactly its own.
 void append_string(std::string& out, std::string_view text) {
-  for (unsigned char c : text) {
-    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') {
-      out += nlohmann_text(nlohmann::json(std::string(text)));
-      return;
-    }
+  if (analysis::text::json_plain_prefix(text) != text.size()) {
+    out += nlohmann_text(nlohmann::json(std::string(text)));
+    return;
   }
   out += '"';
   out += text;

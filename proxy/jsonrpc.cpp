@@ -153,11 +153,7 @@ std::string id_key(const json& id) {
   if (id.is_number_integer()) return std::to_string(id.get<std::int64_t>());
   if (id.is_string()) {
     const auto& text = id.get_ref<const std::string&>();
-    const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
-      const auto u = static_cast<unsigned char>(c);
-      return u >= 0x20 && u < 0x7F && c != '"' && c != '\\';
-    });
-    if (plain) {
+    if (analysis::text::json_plain_prefix(text) == text.size()) {  // written as it is
       std::string key;
       key.reserve(text.size() + 2);
       key += '"';
@@ -360,15 +356,6 @@ class envelope_scanner {
     return pos_ - start <= 64;                // likewise for very long mantissas
   }
 
-  // True when one of the eight bytes ends a plain run: a quote, a backslash, a control character
-  // or a non-ASCII byte (the classic "has byte less than / equal to" word tricks).
-  static bool has_special_byte(std::uint64_t w) {
-    constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    const auto has_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
-    const std::uint64_t below_space = (w - ones * 0x20) & ~w & highs;
-    return ((w & highs) | below_space | has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\'))) != 0;
-  }
-
   // \uXXXX at pos_ (pointing at 'u'); returns the code unit or -1.
   long unicode_escape() {
     if (pos_ + 4 >= s_.size()) return -1;
@@ -386,15 +373,8 @@ class envelope_scanner {
     ++pos_;  // the opening quote
     const auto* data = reinterpret_cast<const unsigned char*>(s_.data());
     for (;;) {
-      // Plain ASCII runs are the bulk of every message: skip them eight bytes at a time.
-      while (pos_ + 8 <= s_.size()) {
-        std::uint64_t word;
-        std::memcpy(&word, data + pos_, 8);
-        if (has_special_byte(word)) break;
-        pos_ += 8;
-      }
-      while (pos_ < s_.size() && data[pos_] >= 0x20 && data[pos_] < 0x80 && data[pos_] != '"' && data[pos_] != '\\')
-        ++pos_;
+      // Plain ASCII runs are the bulk of every message: skipped eight bytes at a time.
+      pos_ += analysis::text::json_plain_prefix(s_.substr(pos_));
       if (at_end()) return false;
       const unsigned char c = data[pos_];
       if (c == '"') {

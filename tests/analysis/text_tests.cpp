@@ -79,3 +79,22 @@ TEST_CASE("edit_distance stops above its limit") {
   CHECK(text::edit_distance("kitten", "sitting", 3) == 3);
   CHECK(text::edit_distance("a", "abcdefgh", 2) == 3);
 }
+
+TEST_CASE("json_plain_prefix stops at the first byte a JSON string cannot hold as it is") {
+  // Every byte value at every offset of texts up to 40 bytes long, on a plain background: the
+  // word-at-a-time search must stop exactly where a byte-by-byte one does.
+  const auto plain = [](unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; };
+  for (std::size_t length = 1; length <= 40; ++length)
+    for (std::size_t at = 0; at < length; ++at)
+      for (unsigned value = 0; value < 256; ++value) {
+        std::string s(length, 'a');
+        s[at] = static_cast<char>(value);
+        const std::size_t expected = plain(static_cast<unsigned char>(value)) ? length : at;
+        REQUIRE(text::json_plain_prefix(s) == expected);
+      }
+  CHECK(text::json_plain_prefix("") == 0);
+  CHECK(text::json_plain_prefix("hello, world: ~/.ssh/id_rsa \x7f ok") == 32);
+  CHECK(text::json_plain_prefix("abcdefgh\"ijk") == 8);
+  CHECK(text::json_plain_prefix("abcdefghij\xC3\xA9") == 10);
+  CHECK(text::json_plain_prefix(std::string_view("abc\0def", 7)) == 3);
+}
