@@ -268,6 +268,8 @@ bool has_top_level_alternation(std::string_view pattern) {
   return false;
 }
 
+bool any_of(const std::vector<bool>& bits) { return std::find(bits.begin(), bits.end(), true) != bits.end(); }
+
 // Conservative literal prefilter over a list of regexes: RE2's FilteredRE2 derives, per regex, an
 // AND/OR tree of literals every match must contain; one Aho-Corasick pass finds which literals occur.
 // A regex that fails the tree cannot match; regexes the prefilter cannot analyse always pass.
@@ -282,6 +284,8 @@ class prefilter {
   void compile() {
     if (!filter_ids_.empty()) filter_.Compile(&atom_list_);
     atoms_ = literal_matcher(atom_list_);
+    when_none_found_ = possible_from_atoms({});
+    any_when_none_found_ = any_of(when_none_found_);
   }
   // The literals the prefilter looks for (after compile).
   const std::vector<std::string>& atoms() const { return atom_list_; }
@@ -294,6 +298,17 @@ class prefilter {
   // The same answer from the atoms (indices into atoms(), ascending) found in the text by some
   // other pass, e.g. the signal set's.
   std::vector<bool> possible_from(const std::vector<int>& found) const {
+    return found.empty() ? when_none_found_ : possible_from_atoms(found);
+  }
+  // Whether any regex may match, from the atoms found: most texts hold none, and that answer
+  // never changes (the regexes without atoms), so it is worked out once.
+  bool any_possible_from(const std::vector<int>& found) const {
+    return found.empty() ? any_when_none_found_ : any_of(possible_from_atoms(found));
+  }
+  static constexpr std::size_t min_text = 512;
+
+ private:
+  std::vector<bool> possible_from_atoms(const std::vector<int>& found) const {
     if (filter_ids_.empty()) return std::vector<bool>(count_, true);
     std::vector<bool> out(count_, false);
     for (int i : unfiltered_) out[static_cast<std::size_t>(i)] = true;
@@ -302,20 +317,18 @@ class prefilter {
     for (int id : passed) out[static_cast<std::size_t>(filter_ids_[static_cast<std::size_t>(id)])] = true;
     return out;
   }
-  static constexpr std::size_t min_text = 512;
 
- private:
   re2::FilteredRE2 filter_{2};
   literal_matcher atoms_;
   std::vector<std::string> atom_list_;
   std::vector<int> filter_ids_;  // filter id -> regex index
   std::vector<int> unfiltered_;  // regexes RE2 would not take: never filtered out
   std::size_t count_ = 0;
+  std::vector<bool> when_none_found_;  // possible_from({}), set by compile()
+  bool any_when_none_found_ = false;
 };
 
 const std::vector<std::string>& secret_atoms();
-
-bool any_of(const std::vector<bool>& bits) { return std::find(bits.begin(), bits.end(), true) != bits.end(); }
 
 struct compiled_bank {
   std::unique_ptr<re2::RE2::Set> set;
@@ -1391,7 +1404,7 @@ class evaluator {
     // Embedded secrets (raw text, case-sensitive).
     std::vector<int> secret_hits;
     if (raw_.size() >= 20 && secrets().set &&
-        any_of(secret_atoms_known_ ? secrets().filter.possible_from(secret_atoms_found_) : secrets().filter.possible(raw_)) &&
+        (secret_atoms_known_ ? secrets().filter.any_possible_from(secret_atoms_found_) : any_of(secrets().filter.possible(raw_))) &&
         secrets().set->Match(raw_, &secret_hits)) {
       std::sort(secret_hits.begin(), secret_hits.end());
       for (int index : secret_hits) {
