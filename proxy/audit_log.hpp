@@ -9,8 +9,9 @@
 //
 // Writing: record() never blocks the relay. Events go to a bounded queue; a writer thread
 // redacts and caps them, writes their canonical text, chains them and appends each batch with
-// one write(2) under flock(2) (several proxies may share one file). When the queue is full the event is counted, not written, and the
-// next batch starts with a "records_dropped" record naming how many were lost.
+// one write(2) under flock(2) (several proxies may share one file). When the queue is full the
+// event is counted, not written, and the next batch starts with a "records_dropped" record naming
+// how many were lost.
 // Flush policy: a batch is handed to the kernel as soon as the writer wakes (immediately when idle),
 // so a crash or kill -9 of mcp-warden loses nothing already queued for more than a moment;
 // fdatasync(2) follows per `sync` (default: at most once per second while records arrive, and at
