@@ -25,10 +25,6 @@ using error_code = boost::system::error_code;
 
 namespace {
 
-// An empty message on a write queue means "no more": the writer finishes and closes its stream.
-// Real messages are never empty (the framer skips blank lines).
-const std::string end_of_stream;
-
 // One direction's write queue: bounded in messages by the channel and in bytes by `queued_bytes`
 // (a slow reader must not make us buffer without end), with one writer draining it.
 struct message_queue {
@@ -37,6 +33,11 @@ struct message_queue {
   asio::experimental::channel<void(error_code, std::string)> channel;
   std::size_t queued_bytes = 0;
   asio::steady_timer space_freed;  // cancelled whenever the writer has taken bytes off
+  // For the direct write (see try_enqueue): the queue's writer, whether it waits with nothing in
+  // hand, and whether the reader feeding this queue already holds more messages to batch.
+  transports::message_writer* writer = nullptr;
+  bool writer_idle = false;
+  bool more_coming = false;
 };
 
 struct pending_request {
@@ -173,6 +174,7 @@ class session::impl {
   // --- plumbing ---
   asio::awaitable<void> send(message_queue& queue, std::string bytes);
   bool try_enqueue(message_queue& queue, std::string& bytes);
+  asio::awaitable<void> close_queue(message_queue& queue);
   void post(message_queue& queue, std::string bytes);
   // Every coroutine of the session starts here and is counted, so that run() can return only
   // once none is left: the session may then be destroyed at once.
@@ -278,6 +280,7 @@ asio::awaitable<void> session::impl::relay_client() {
   while (!finished_) {
     transports::read_outcome in;
     if (!client_in_->try_take_buffered(in.message)) in = co_await client_in_->async_read_message();
+    to_server_.more_coming = client_in_->has_buffered();
     if (in.ec) {
       if (in.ec != asio::error::eof && in.ec != asio::error::operation_aborted)
         spdlog::warn("reading from the client failed: {}", in.ec.message());
@@ -318,6 +321,7 @@ asio::awaitable<void> session::impl::relay_server() {
   while (!finished_) {
     transports::read_outcome in;
     if (!server_->output().try_take_buffered(in.message)) in = co_await server_->output().async_read_message();
+    to_client_.more_coming = server_->output().has_buffered();
     if (in.ec) {
       if (in.ec != asio::error::eof && in.ec != asio::error::operation_aborted)
         spdlog::warn("reading from the server failed: {}", in.ec.message());
@@ -358,16 +362,19 @@ asio::awaitable<void> session::impl::drain_queue(message_queue& queue, transport
                                                  bool& failed, bool& done) {
   std::vector<std::string> batch;
   bool end = false;
+  queue.writer = &out;
   while (!end) {
     error_code ec;
+    queue.writer_idle = !failed;
     std::string bytes = co_await queue.channel.async_receive(asio::redirect_error(asio::use_awaitable, ec));
-    if (ec || bytes.empty()) break;
+    queue.writer_idle = false;
+    if (ec) break;  // close_queue(): no more
     batch.clear();
     batch.push_back(std::move(bytes));
     // Whatever is queued behind it goes out in the same write: one system call for many messages.
     while (batch.size() < options_.queue_depth && !end &&
            queue.channel.try_receive([&](error_code e, std::string more) {
-             if (e || more.empty()) end = true;
+             if (e) end = true;
              else batch.push_back(std::move(more));
            })) {
     }
@@ -428,7 +435,7 @@ asio::awaitable<session_outcome> session::impl::supervise() {
   // Whoever ended first, the child must end now: close its stdin after what is queued for it,
   // then SIGTERM and SIGKILL after the grace times (the SDK client's sequence).
   server_queue_closed_ = true;
-  co_await send(to_server_, end_of_stream);
+  co_await close_queue(to_server_);
   if (!co_await wait_until([&] { return child_exited_; }, clock_type::now() + options_.stdin_grace)) {
     spdlog::info("server still running {} ms after its stdin closed; sending SIGTERM",
                  options_.stdin_grace.count());
@@ -446,7 +453,7 @@ asio::awaitable<session_outcome> session::impl::supervise() {
   co_await server_->async_stop_leftovers(options_.term_grace);
 
   co_await fail_pending_requests("the MCP server " + describe_exit(child_status_));
-  co_await send(to_client_, end_of_stream);
+  co_await close_queue(to_client_);
   if (!co_await wait_until([&] { return client_writer_done_; }, clock_type::now() + options_.client_flush))
     spdlog::warn("the client did not read the last messages within {} ms", options_.client_flush.count());
   client_in_->cancel();
@@ -484,14 +491,30 @@ asio::awaitable<void> session::impl::send(message_queue& queue, std::string byte
 }
 
 // Room in the queue and the channel (the usual case): queued at once, with no coroutine and no
-// trip through the scheduler. False leaves `bytes` alone: the caller co_awaits send().
+// trip through the scheduler. False leaves `bytes` to send(), which the caller co_awaits; after a
+// partial direct write `bytes` holds what is left (possibly only the newline, as "").
 bool session::impl::try_enqueue(message_queue& queue, std::string& bytes) {
+  if (finished_ || (queue.queued_bytes > 0 && queue.queued_bytes + bytes.size() > options_.queue_bytes)) return false;
+  // One message with nothing ahead of it and none behind it in the reader (one call at a time):
+  // written here, saving the writer's wake-up and a pass of the event loop. Messages that arrive
+  // together still go through the writer, which sends them in one system call.
+  if (queue.writer_idle && queue.queued_bytes == 0 && !queue.more_coming) {
+    const std::size_t written = queue.writer->try_write_now(bytes);
+    if (written > bytes.size()) return true;
+    bytes.erase(0, written);  // the rest goes next, through the writer
+  }
   const std::size_t size = bytes.size();
-  if (finished_ || (queue.queued_bytes > 0 && queue.queued_bytes + size > options_.queue_bytes)) return false;
   queue.queued_bytes += size;
   if (queue.channel.try_send(error_code{}, std::move(bytes))) return true;  // moved only on success
   queue.queued_bytes -= size;
   return false;
+}
+
+// The writer finishes what is queued before this, then closes its stream.
+asio::awaitable<void> session::impl::close_queue(message_queue& queue) {
+  if (finished_ || queue.channel.try_send(asio::error::eof, std::string())) co_return;
+  error_code ignored;
+  co_await queue.channel.async_send(asio::error::eof, std::string(), asio::redirect_error(asio::use_awaitable, ignored));
 }
 
 void session::impl::release(message_queue& queue, std::size_t size) {

@@ -109,6 +109,8 @@ class fd_reader final : public message_reader {
     return true;
   }
 
+  bool has_buffered() const override { return !ready_.empty(); }
+
   void cancel() override {
     error_code ignored;
     stream_.cancel(ignored);
@@ -132,26 +134,21 @@ class fd_writer final : public message_writer {
 
   asio::awaitable<error_code> async_write_message(std::string_view bytes) override {
     if (!stream_.is_open()) co_return asio::error::bad_descriptor;
-    static constexpr char newline = '\n';
-    std::size_t written = 0;
-    if (write_at_once_) {
-      // A pipe with room takes the message at once: no trip through the reactor and the
-      // scheduler, which costs more than the write itself for small messages.
-      iovec parts[2] = {{const_cast<char*>(bytes.data()), bytes.size()}, {const_cast<char*>(&newline), 1}};
-      ssize_t n;
-      do n = ::writev(stream_.native_handle(), parts, 2);
-      while (n < 0 && errno == EINTR);
-      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) co_return error_code(errno, boost::system::system_category());
-      if (n > 0) written = static_cast<std::size_t>(n);
-      if (written == bytes.size() + 1) co_return error_code{};
-    }
-    // The rest waits for room.
-    const std::size_t from = std::min(written, bytes.size());
-    const std::array<asio::const_buffer, 2> buffers{asio::buffer(bytes.data() + from, bytes.size() - from),
-                                                    asio::buffer(&newline, written > bytes.size() ? 0 : 1)};
     error_code ec;
+    const std::size_t written = write_now(bytes, ec);
+    if (ec || written > bytes.size()) co_return ec;
+    // The rest waits for room.
+    static constexpr char newline = '\n';
+    const std::array<asio::const_buffer, 2> buffers{asio::buffer(bytes.data() + written, bytes.size() - written),
+                                                    asio::buffer(&newline, 1)};
     co_await asio::async_write(stream_, buffers, asio::redirect_error(asio::use_awaitable, ec));
     co_return ec;
+  }
+
+  std::size_t try_write_now(std::string_view bytes) override {
+    if (!stream_.is_open()) return 0;
+    error_code ignored;  // the writer meets the error again and reports it
+    return write_now(bytes, ignored);
   }
 
   asio::awaitable<error_code> async_write_messages(std::span<const std::string> messages) override {
@@ -206,6 +203,20 @@ class fd_writer final : public message_writer {
   }
 
  private:
+  // `bytes` and its newline, as far as the pipe takes them without waiting (a pipe with room takes
+  // a message at once: no trip through the reactor and the scheduler, which costs more than the
+  // write itself for small messages). Returns the bytes written, up to bytes.size() + 1.
+  std::size_t write_now(std::string_view bytes, error_code& ec) {
+    if (!write_at_once_) return 0;
+    static constexpr char newline = '\n';
+    iovec parts[2] = {{const_cast<char*>(bytes.data()), bytes.size()}, {const_cast<char*>(&newline), 1}};
+    ssize_t n;
+    do n = ::writev(stream_.native_handle(), parts, 2);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ec = error_code(errno, boost::system::system_category());
+    return n > 0 ? static_cast<std::size_t>(n) : 0;
+  }
+
   asio::posix::stream_descriptor stream_;
   bool write_at_once_ = false;  // the descriptor is non-blocking: a direct writev never stalls us
 };

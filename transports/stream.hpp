@@ -32,6 +32,8 @@ class message_reader {
     (void)out;
     return false;
   }
+  // True when try_take_buffered() would return a message.
+  virtual bool has_buffered() const { return false; }
   virtual void cancel() = 0;
 };
 
@@ -46,6 +48,12 @@ class message_writer {
     for (const auto& bytes : messages)
       if (error_code ec = co_await async_write_message(bytes)) co_return ec;
     co_return error_code{};
+  }
+  // Writes `bytes` and the framing now if that cannot block; returns how many bytes went out
+  // (0 to bytes.size() + 1). Streams without a non-blocking path write nothing.
+  virtual std::size_t try_write_now(std::string_view bytes) {
+    (void)bytes;
+    return 0;
   }
   // Closes the stream: the peer sees end of input.
   virtual void close() = 0;
