@@ -3,6 +3,7 @@
 // case fold, default-ignorables removed, look-alike letters folded to ASCII) with a map back to the
 // original bytes, and rendering of untrusted text so that it is safe and visible in reports.
 // All functions are pure and thread-safe; none throws on any input.
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -69,20 +70,27 @@ inline unsigned ascii_letters_in(std::uint64_t w) noexcept {
 // A block without high bits, lower-cased.
 inline std::uint64_t ascii_lower(std::uint64_t w) noexcept { return w | (bytes_between(w, 'A', 'Z') >> 2); }
 
-// Whether one of eight bytes is not "plain" inside a JSON string: a quote, a backslash, a control
-// character or a non-ASCII byte (the word tricks for "has a byte less than / equal to"; a false
-// alarm can follow a true one, a miss cannot happen).
-inline bool has_json_special_byte(std::uint64_t w) noexcept {
+// The high bit of each byte of eight that is not "plain" inside a JSON string: a quote, a
+// backslash, a control character or a non-ASCII byte (the word tricks for "has a byte less than /
+// equal to"). The lowest set bit is exact; bits above it may be false alarms (borrows), so read
+// only whether there is one, or which byte comes first.
+inline std::uint64_t json_special_bytes(std::uint64_t w) noexcept {
   const auto has_zero = [](std::uint64_t v) { return (v - every_byte) & ~v & high_bits; };
   const std::uint64_t below_space = (w - 0x20 * every_byte) & ~w & high_bits;
-  return ((w & high_bits) | below_space | has_zero(w ^ ('"' * every_byte)) | has_zero(w ^ ('\\' * every_byte))) != 0;
+  return (w & high_bits) | below_space | has_zero(w ^ ('"' * every_byte)) | has_zero(w ^ ('\\' * every_byte));
 }
 
 // Length of the leading run of plain bytes (ASCII 0x20..0x7F except '"' and '\\'): what a JSON
 // string holds, and a JSON writer writes, byte for byte with no UTF-8 decoding or escape.
 inline std::size_t json_plain_prefix(std::string_view s) noexcept {
   std::size_t i = 0;
-  while (i + 8 <= s.size() && !has_json_special_byte(load8(s.data() + i))) i += 8;
+  for (; i + 8 <= s.size(); i += 8) {
+    const std::uint64_t special = json_special_bytes(load8(s.data() + i));
+    if (special == 0) continue;
+    // The first special byte of the block, without a byte loop (most strings end inside a block).
+    if constexpr (std::endian::native == std::endian::little) return i + static_cast<std::size_t>(std::countr_zero(special)) / 8;
+    break;
+  }
   for (; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;

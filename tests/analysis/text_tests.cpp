@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <random>
 
 #include "analysis/text.hpp"
 
@@ -97,4 +98,20 @@ TEST_CASE("json_plain_prefix stops at the first byte a JSON string cannot hold a
   CHECK(text::json_plain_prefix("abcdefgh\"ijk") == 8);
   CHECK(text::json_plain_prefix("abcdefghij\xC3\xA9") == 10);
   CHECK(text::json_plain_prefix(std::string_view("abc\0def", 7)) == 3);
+}
+
+TEST_CASE("json_plain_prefix finds the first of several special bytes whatever their neighbours") {
+  // The word tricks can raise false alarms next to a true one (borrows): random texts of bytes
+  // around every boundary, many special bytes per block, against the byte-by-byte answer.
+  const unsigned char edges[] = {0x00, 0x01, 0x1E, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D,
+                                 0x7E, 0x7F, 0x80, 0x81, 0xA0, 0xC3, 0xFF, 'a', 'a', 'a', 'a'};
+  const auto plain = [](unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; };
+  std::mt19937 random(20261201);
+  for (int round = 0; round < 200000; ++round) {
+    std::string s(1 + random() % 40, 'a');
+    for (auto& c : s) c = static_cast<char>(edges[random() % sizeof edges]);
+    std::size_t expected = 0;
+    while (expected < s.size() && plain(static_cast<unsigned char>(s[expected]))) ++expected;
+    REQUIRE(text::json_plain_prefix(s) == expected);
+  }
 }
