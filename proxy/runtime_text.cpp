@@ -16,15 +16,9 @@ using nlohmann::json;
 
 namespace {
 
-struct pattern {
-  std::string_view kind;
-  std::string_view regex;  // group 1, when present, is the credential itself
-  bool generic;
-};
-
 // Shapes published by the issuers; anchored on their fixed prefixes so that ordinary text does not
-// match. Generic ones last.
-constexpr std::array<pattern, 14> patterns{{
+// match (may_hold_secret() below looks for those prefixes: keep the two in step). Generic ones last.
+constexpr std::array<secret_shape, 14> patterns{{
     {"private-key", R"(-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----|\z))", false},
     {"aws-access-key-id", R"(\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b)", false},
     {"github-token", R"(\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b)", false},
@@ -105,30 +99,85 @@ bool looks_random(std::string_view s) {
   return digit && upper && lower && entropy_bits(s) >= 4.3;
 }
 
-// A necessary condition for any pattern above, in one pass without RE2's per-call cost (most
-// strings are short words, names and numbers): an assignment or URL (':' or '='), a PEM armour
-// line ("-----"), a run of 11 or more [A-Za-z0-9_-] (every issuer shape: "eyJ" and 8 is the
-// shortest), or a run of 32 or more [A-Za-z0-9+/_-] (high-entropy tokens without '=').
-// (One loop: find_first_of(":=") would call memchr once per byte of the text.)
-bool may_hold_secret(std::string_view text) {
-  std::size_t token_run = 0, base64_run = 0, dashes = 0;
-  for (char c : text) {
-    if (c == ':' || c == '=') return true;
-    dashes = c == '-' ? dashes + 1 : 0;
-    const bool token = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-    token_run = token ? token_run + 1 : 0;
-    base64_run = token || c == '+' || c == '/' ? base64_run + 1 : 0;
-    if (token_run >= 11 || base64_run >= 32 || dashes >= 5) return true;
+// Whether an issuer's fixed prefix starts at `rest`: every issuer shape above begins with one,
+// case-sensitive ("-----BEGIN", AKIA/ASIA/ABIA/ACCA, gh?_ and github_pat_, glpat-, xox,
+// hooks.slack.com, sk- and sk_, rk_, AIza, eyJ, npm_).
+bool issuer_prefix_at(std::string_view rest) {
+  switch (rest[0]) {
+    case '-': return rest.starts_with("-----BEGIN");
+    case 'A':
+      return rest.starts_with("AKIA") || rest.starts_with("ASIA") || rest.starts_with("ABIA") ||
+             rest.starts_with("ACCA") || rest.starts_with("AIza");
+    case 'g':
+      return (rest.size() >= 4 && rest[1] == 'h' && std::string_view("pousr").find(rest[2]) != std::string_view::npos &&
+              rest[3] == '_') ||
+             rest.starts_with("github_pat_") || rest.starts_with("glpat-");
+    case 'x': return rest.starts_with("xox");
+    case 'h': return rest.starts_with("hooks.slack.com");
+    case 's': return rest.starts_with("sk-") || rest.starts_with("sk_");
+    case 'r': return rest.starts_with("rk_");
+    case 'e': return rest.starts_with("eyJ");
+    case 'n': return rest.starts_with("npm_");
+    default: return false;
+  }
+}
+
+// Byte classes for may_hold_secret's single pass.
+enum : unsigned char { base64_byte = 1, assignment_byte = 2, non_ascii_byte = 4, prefix_start = 8 };
+constexpr std::array<unsigned char, 256> secret_byte_classes = [] {
+  std::array<unsigned char, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+        c == '+' || c == '/' || c == '=')
+      t[c] |= base64_byte;
+    if (c == ':' || c == '=') t[c] |= assignment_byte;
+    if (c >= 0x80) t[c] |= non_ascii_byte;
+  }
+  for (unsigned char c : std::string_view("-Agxhsren")) t[c] |= prefix_start;
+  return t;
+}();
+
+// Whether an ASCII text names a credential the way credential-assignment's keywords do: each of
+// them contains "pass", "pwd", "secret", "key" or "token", in any case.
+bool names_credential(std::string_view text) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    for (std::string_view word : {"pass", "pwd", "secret", "key", "token"}) {
+      if (lower(text[i]) != word[0] || text.size() - i < word.size()) continue;
+      std::size_t k = 1;
+      while (k < word.size() && lower(text[i + k]) == word[k]) ++k;
+      if (k == word.size()) return true;
+    }
   }
   return false;
 }
 
 }  // namespace
 
+bool may_hold_secret(std::string_view text, bool generic) {
+  // The shortest text any pattern matches is 12 bytes ("pwd=" and 8 characters).
+  if (text.size() < 12) return false;
+  std::size_t base64_run = 0;
+  unsigned seen = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char classes = secret_byte_classes[static_cast<unsigned char>(text[i])];
+    seen |= classes;
+    // Issuer shapes: an issuer's prefix.
+    if ((classes & prefix_start) && issuer_prefix_at(text.substr(i))) return true;
+    // high-entropy: a run of 32 or more [A-Za-z0-9+/_=-].
+    base64_run = (classes & base64_byte) ? base64_run + 1 : 0;
+    if (generic && base64_run >= 32) return true;
+  }
+  // credential-assignment: a keyword, then ':' or '='. RE2's case folding also maps the Kelvin
+  // sign to 'k' and the long s to 's': with any non-ASCII byte, the keyword is not looked for.
+  return generic && (seen & assignment_byte) && ((seen & non_ascii_byte) || names_credential(text));
+}
+
+std::span<const secret_shape> secret_shapes() { return patterns; }
+
 std::vector<secret_hit> find_secrets(std::string_view text, bool generic) {
   std::vector<secret_hit> hits;
-  // The shortest text any pattern matches is 12 bytes ("pwd=" and 8 characters).
-  if (text.size() < 12 || !may_hold_secret(text)) return hits;
+  if (!may_hold_secret(text, generic)) return hits;
   const compiled& c = bank();
   // Most texts hold no credential: ask the set without collecting matches first (that call
   // allocates nothing), and only then which patterns matched.
@@ -138,7 +187,7 @@ std::vector<secret_hit> find_secrets(std::string_view text, bool generic) {
   if (!set.Match(text, &matched)) return hits;
   std::sort(matched.begin(), matched.end());
   for (int index : matched) {
-    const pattern& p = patterns[static_cast<std::size_t>(index)];
+    const secret_shape& p = patterns[static_cast<std::size_t>(index)];
     if (p.generic && !generic) continue;
     const re2::RE2& re = *c.each[static_cast<std::size_t>(index)];
     const int groups = re.NumberOfCapturingGroups();

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,20 @@ struct secret_hit {
   std::string_view kind;   // "aws-access-key-id", "github-token", "private-key", "high-entropy", ...
   std::size_t begin = 0, end = 0;  // byte range of the credential itself
 };
+
+// One credential shape: the kind find_secrets reports, its RE2 pattern (group 1, when present, is
+// the credential itself), and whether it is generic (see find_secrets).
+struct secret_shape {
+  std::string_view kind;
+  std::string_view regex;
+  bool generic;
+};
+std::span<const secret_shape> secret_shapes();
+
+// A necessary condition for any shape of the set to match (generic: all of them; otherwise the
+// issuers' only), found in one pass without RE2's fixed cost per search: false means
+// find_secrets(text, generic) finds nothing.
+bool may_hold_secret(std::string_view text, bool generic);
 
 // Known credential shapes. `generic` also reports password=/token= assignments and long
 // high-entropy tokens: right for arguments and the audit log, too noisy for tool results (which

@@ -1,6 +1,11 @@
 #include "proxy/runtime_text.hpp"
 
 #include <doctest/doctest.h>
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <cctype>
+#include <random>
 
 using namespace warden::proxy;
 using nlohmann::json;
@@ -90,4 +95,90 @@ TEST_CASE("cap_json cuts long strings at a code point boundary and summarises de
   cap_json(v, 11, 2);
   CHECK(v["s"] == "xxxxxxxxxx...[12 bytes]");
   CHECK(v["deep"]["a"] == "[object of 1]");
+}
+
+TEST_CASE("may_hold_secret never turns away a text that a credential shape matches") {
+  // The prefilter must be a necessary condition: texts assembled from credential shapes, their
+  // prefixes and keywords (any case, and the Kelvin sign and long s that RE2's case folding maps
+  // to k and s), near misses and filler, against RE2 sets built from the same shapes.
+  re2::RE2::Options options;
+  options.set_log_errors(false);
+  re2::RE2::Set all(options, re2::RE2::UNANCHORED), specific(options, re2::RE2::UNANCHORED);
+  for (const auto& shape : secret_shapes()) {
+    REQUIRE(all.Add(shape.regex, nullptr) >= 0);
+    if (!shape.generic) REQUIRE(specific.Add(shape.regex, nullptr) >= 0);
+  }
+  REQUIRE(all.Compile());
+  REQUIRE(specific.Compile());
+
+  std::mt19937 random(1201);
+  const auto pick = [&](std::string_view alphabet, std::size_t n) {
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) out += alphabet[random() % alphabet.size()];
+    return out;
+  };
+  const std::string alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  const std::string upper_digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  const auto fragment = [&]() -> std::string {
+    switch (random() % 24) {
+      case 0: return "AKIA" + pick(upper_digits, 14 + random() % 4);
+      case 1: return std::string(random() % 2 ? "ghp_" : "ghs_") + pick(alnum, 30 + random() % 10);
+      case 2: return "github_pat_" + pick(alnum + "_", 18 + random() % 8);
+      case 3: return "glpat-" + pick(alnum + "-_", 16 + random() % 8);
+      case 4: return "xoxb-" + pick(alnum + "-", 6 + random() % 8);
+      case 5: return "https://hooks.slack.com/services/" + pick(alnum + "/", 16 + random() % 8);
+      case 6: return std::string(random() % 2 ? "sk-ant-" : "sk-proj-") + pick(alnum + "-_", 16 + random() % 8);
+      case 7: return std::string(random() % 2 ? "sk_live_" : "rk_test_") + pick(alnum, 12 + random() % 8);
+      case 8: return "AIza" + pick(alnum + "-_", 33 + random() % 4);
+      case 9: return "eyJ" + pick(alnum, 6 + random() % 6) + ".eyJ" + pick(alnum, 6 + random() % 6) + "." + pick(alnum, 6 + random() % 6);
+      case 10: return "npm_" + pick(alnum, 34 + random() % 4);
+      case 11: return "-----BEGIN " + std::string(random() % 2 ? "RSA " : "") + "PRIVATE KEY-----\n" + pick(alnum, 8);
+      case 12: {  // a keyword in any case, sometimes with the letters RE2 folds from non-ASCII
+        static const char* const words[] = {"password", "passwd", "pwd", "secret", "api_key", "apikey",
+                                            "access-key", "auth_token", "access_token", "client_secret"};
+        std::string word = words[random() % std::size(words)];
+        std::string out;
+        for (char c : word) {
+          if (c == 'k' && random() % 4 == 0) out += "\xE2\x84\xAA";       // KELVIN SIGN
+          else if (c == 's' && random() % 4 == 0) out += "\xC5\xBF";      // LATIN SMALL LETTER LONG S
+          else out += random() % 2 ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+        }
+        return out;
+      }
+      case 13: return std::string(random() % 2 ? "=" : ":") + (random() % 2 ? " " : "") + (random() % 2 ? "\"" : "");
+      case 14: return pick(alnum + "+/=_-", 20 + random() % 20);  // base64-ish runs around 32
+      case 15: return pick(alnum, 6 + random() % 8);
+      case 16: return std::string(1, "-AgxhsreNn"[random() % 10]) + pick(alnum + "-_", random() % 6);  // near-miss prefixes
+      case 17: return "caf\xC3\xA9";
+      case 18: return std::string(1, " \t\n,;'\"."[random() % 8]);
+      default: return pick("abcdefghijklmnopqrstuvwxyz ", 3 + random() % 10);
+    }
+  };
+  int matched_generic = 0, matched_specific = 0, turned_away = 0;
+  for (int round = 0; round < 40000; ++round) {
+    std::string text;
+    const int parts = 1 + static_cast<int>(random() % 6);
+    for (int k = 0; k < parts; ++k) text += fragment();
+    const bool generic_match = all.Match(text, nullptr), specific_match = specific.Match(text, nullptr);
+    matched_generic += generic_match;
+    matched_specific += specific_match;
+    if (generic_match) REQUIRE_MESSAGE(may_hold_secret(text, true), text);
+    if (specific_match) REQUIRE_MESSAGE(may_hold_secret(text, false), text);
+    turned_away += !may_hold_secret(text, true);
+  }
+  // The texts exercise both answers.
+  CHECK(matched_specific > 4000);
+  CHECK(matched_generic > matched_specific);
+  CHECK(turned_away > 4000);
+}
+
+TEST_CASE("may_hold_secret turns away ordinary short texts") {
+  CHECK_FALSE(may_hold_secret("xxxxxxxxxxxxxxxx", true));
+  CHECK_FALSE(may_hold_secret("Echo: xxxxxxxxxxxxxxxx", true));
+  CHECK_FALSE(may_hold_secret("Echo: xxxxxxxxxxxxxxxx", false));
+  CHECK_FALSE(may_hold_secret("see https://example.com/docs for more", true));
+  CHECK(may_hold_secret("password: hunter2hunter2", true));
+  CHECK_FALSE(may_hold_secret("password: hunter2hunter2", false));
+  CHECK(may_hold_secret("the \xE2\x84\xAA" "ey = 0123456789ab", true));  // Kelvin sign: RE2 folds it to k
+  CHECK(may_hold_secret("token AKIAIOSFODNN7EXAMPLE", false));
 }
