@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   // Diagnostics go to stderr from the start: stdout carries MCP messages or reports.
   (void)configure_logging("warn", "");
   if (first == "--version") {
-    std::printf("mcp-warden %s\n", version);
+    std::printf("mcp-warden %s\nallocator: %s\n", version, WARDEN_ALLOCATOR_NAME);
     return 0;
   }
   if (first == "serve") return run_serve_command(rest);
