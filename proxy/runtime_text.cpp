@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <memory>
+#include <string_view>
 
 namespace warden::proxy {
 
@@ -99,31 +101,31 @@ bool looks_random(std::string_view s) {
   return digit && upper && lower && entropy_bits(s) >= 4.3;
 }
 
-// Whether an issuer's fixed prefix starts at `rest`: every issuer shape above begins with one,
-// case-sensitive ("-----BEGIN", AKIA/ASIA/ABIA/ACCA, gh?_ and github_pat_, glpat-, xox,
-// hooks.slack.com, sk- and sk_, rk_, AIza, eyJ, npm_).
-bool issuer_prefix_at(std::string_view rest) {
-  switch (rest[0]) {
-    case '-': return rest.starts_with("-----BEGIN");
-    case 'A':
-      return rest.starts_with("AKIA") || rest.starts_with("ASIA") || rest.starts_with("ABIA") ||
-             rest.starts_with("ACCA") || rest.starts_with("AIza");
-    case 'g':
-      return (rest.size() >= 4 && rest[1] == 'h' && std::string_view("pousr").find(rest[2]) != std::string_view::npos &&
-              rest[3] == '_') ||
-             rest.starts_with("github_pat_") || rest.starts_with("glpat-");
-    case 'x': return rest.starts_with("xox");
-    case 'h': return rest.starts_with("hooks.slack.com");
-    case 's': return rest.starts_with("sk-") || rest.starts_with("sk_");
-    case 'r': return rest.starts_with("rk_");
-    case 'e': return rest.starts_with("eyJ");
-    case 'n': return rest.starts_with("npm_");
-    default: return false;
+// The fixed prefixes every issuer shape above begins with, case-sensitive.
+constexpr std::array<std::string_view, 20> issuer_prefixes{
+    "-----BEGIN", "AKIA", "ASIA", "ABIA", "ACCA", "AIza", "ghp_", "gho_", "ghu_", "ghs_",
+    "ghr_", "github_pat_", "glpat-", "xox", "hooks.slack.com", "sk-", "sk_", "rk_", "eyJ", "npm_"};
+
+// The prefixes' first two bytes as a 64 Ki-bit set: a text is walked one pair at a time, and only
+// a pair in this set (a few per kilobyte of prose: "ey", "ho", "sk"...) is compared with them.
+constexpr std::array<std::uint64_t, 1024> issuer_pairs = [] {
+  std::array<std::uint64_t, 1024> bits{};
+  for (std::string_view prefix : issuer_prefixes) {
+    const unsigned pair = static_cast<unsigned char>(prefix[0]) << 8 | static_cast<unsigned char>(prefix[1]);
+    bits[pair >> 6] |= std::uint64_t{1} << (pair & 63);
   }
+  return bits;
+}();
+
+bool issuer_prefix_at(std::string_view text, std::size_t i) {
+  const unsigned pair = static_cast<unsigned char>(text[i]) << 8 | static_cast<unsigned char>(text[i + 1]);
+  if (!(issuer_pairs[pair >> 6] >> (pair & 63) & 1)) return false;
+  const std::string_view rest = text.substr(i);
+  return std::any_of(issuer_prefixes.begin(), issuer_prefixes.end(), [&](std::string_view p) { return rest.starts_with(p); });
 }
 
-// Byte classes for may_hold_secret's single pass.
-enum : unsigned char { base64_byte = 1, assignment_byte = 2, non_ascii_byte = 4, prefix_start = 8 };
+// Byte classes for may_hold_secret's generic pass.
+enum : unsigned char { base64_byte = 1, assignment_byte = 2, non_ascii_byte = 4 };
 constexpr std::array<unsigned char, 256> secret_byte_classes = [] {
   std::array<unsigned char, 256> t{};
   for (int c = 0; c < 256; ++c) {
@@ -133,7 +135,6 @@ constexpr std::array<unsigned char, 256> secret_byte_classes = [] {
     if (c == ':' || c == '=') t[c] |= assignment_byte;
     if (c >= 0x80) t[c] |= non_ascii_byte;
   }
-  for (unsigned char c : std::string_view("-Agxhsren")) t[c] |= prefix_start;
   return t;
 }();
 
@@ -157,20 +158,22 @@ bool names_credential(std::string_view text) {
 bool may_hold_secret(std::string_view text, bool generic) {
   // The shortest text any pattern matches is 12 bytes ("pwd=" and 8 characters).
   if (text.size() < 12) return false;
+  // Issuer shapes: an issuer's prefix (every prefix is at least 3 bytes, so no pair starts last).
+  for (std::size_t i = 0; i + 1 < text.size(); ++i)
+    if (issuer_prefix_at(text, i)) return true;
+  if (!generic) return false;
   std::size_t base64_run = 0;
   unsigned seen = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const unsigned char classes = secret_byte_classes[static_cast<unsigned char>(text[i])];
+  for (char c : text) {
+    const unsigned char classes = secret_byte_classes[static_cast<unsigned char>(c)];
     seen |= classes;
-    // Issuer shapes: an issuer's prefix.
-    if ((classes & prefix_start) && issuer_prefix_at(text.substr(i))) return true;
     // high-entropy: a run of 32 or more [A-Za-z0-9+/_=-].
     base64_run = (classes & base64_byte) ? base64_run + 1 : 0;
-    if (generic && base64_run >= 32) return true;
+    if (base64_run >= 32) return true;
   }
   // credential-assignment: a keyword, then ':' or '='. RE2's case folding also maps the Kelvin
   // sign to 'k' and the long s to 's': with any non-ASCII byte, the keyword is not looked for.
-  return generic && (seen & assignment_byte) && ((seen & non_ascii_byte) || names_credential(text));
+  return (seen & assignment_byte) && ((seen & non_ascii_byte) || names_credential(text));
 }
 
 std::span<const secret_shape> secret_shapes() { return patterns; }
