@@ -16,6 +16,7 @@
 #include "analysis/surface.hpp"
 #include "app/commands.hpp"
 #include "app/logging.hpp"
+#include "app/memory_return.hpp"
 #include "app/upstream_options.hpp"
 #include "app/policy_setup.hpp"
 #include "app/version.hpp"
@@ -216,6 +217,7 @@ int run_proxy(proxy_settings settings) {
     });
   }
 
+  start_memory_return(context.get_executor());
   proxy::session_outcome outcome;
   asio::co_spawn(context, relay.run(), [&](std::exception_ptr failure, proxy::session_outcome done) {
     if (failure) {

@@ -14,6 +14,7 @@
 
 #include "app/commands.hpp"
 #include "app/logging.hpp"
+#include "app/memory_return.hpp"
 #include "app/upstream_options.hpp"
 #include "app/version.hpp"
 #include "proxy/http_front.hpp"
@@ -215,6 +216,7 @@ int run_serve(serve_settings settings) {
     spdlog::info("received signal {}; stopping", number);
     front.stop();
   });
+  start_memory_return(context.get_executor());
   int status = 0;
   asio::co_spawn(context, front.run(), [&](std::exception_ptr failure) {
     if (failure) {

@@ -25,6 +25,7 @@ if(WARDEN_ALLOCATOR STREQUAL "tcmalloc" OR (WARDEN_ALLOCATOR STREQUAL "auto" AND
   if(TCMALLOC_FOUND)
     # --no-as-needed: nothing calls tcmalloc by name; it must still be loaded, ahead of libc.
     target_link_libraries(warden_allocator INTERFACE "-Wl,--no-as-needed" PkgConfig::TCMALLOC)
+    target_compile_definitions(warden_allocator INTERFACE WARDEN_TCMALLOC=1)
     set(WARDEN_ALLOCATOR_NAME "tcmalloc_minimal ${TCMALLOC_VERSION}")
   else()
     message(STATUS "libtcmalloc_minimal not found (Debian: libgoogle-perftools-dev): mcp-warden uses glibc's malloc")

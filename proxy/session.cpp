@@ -369,7 +369,6 @@ asio::awaitable<void> session::impl::drain_queue(message_queue& queue, transport
     std::string bytes = co_await queue.channel.async_receive(asio::redirect_error(asio::use_awaitable, ec));
     queue.writer_idle = false;
     if (ec) break;  // close_queue(): no more
-    batch.clear();
     batch.push_back(std::move(bytes));
     // Whatever is queued behind it goes out in the same write: one system call for many messages.
     while (batch.size() < options_.queue_depth && !end &&
@@ -381,10 +380,14 @@ asio::awaitable<void> session::impl::drain_queue(message_queue& queue, transport
     std::size_t size = 0;
     for (const auto& message : batch) size += message.size();
     if (failed) {  // the peer is gone: keep draining so producers never block on it
+      batch.clear();
       release(queue, size);
       continue;
     }
     ec = co_await out.async_write_messages(batch);
+    // Free the messages now, not when the next one comes: after a burst of large results the
+    // queue would otherwise keep up to queue_depth of them alive while the session idles.
+    batch.clear();
     release(queue, size);
     if (ec) {
       failed = true;

@@ -3,6 +3,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { everythingSpec, fixtureSpec, proxiedArgv, wardenBin, sanitized } from './support/peers.mjs';
 import { startRaw, rawHandshake, waitSingleChild, waitPidGone } from './support/raw.mjs';
 
@@ -230,6 +231,38 @@ describe('malformed and hostile input from the client', () => {
       const hwmKb = Number(readFileSync(`/proc/${peer.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)[1]);
       if (!sanitized) assert.ok(hwmKb < 32 * 1024, `proxy peak RSS ${hwmKb} kB: the over-size line seems to be buffered`);
       await assertAlive(peer, 'after-mem');
+    } finally { await stop(peer); }
+  });
+
+  // tcmalloc keeps freed pages for reuse; mcp-warden hands them back once the traffic stops.
+  const allocator = (() => {
+    try { return execFileSync(wardenBin(), ['--version'], { encoding: 'utf8' }); } catch { return ''; }
+  })();
+  test('memory goes back to the system after large results', { ...T, skip: !allocator.includes('tcmalloc') && 'built without tcmalloc' }, async () => {
+    const peer = await start(everythingSpec(), 'proxied');
+    const status = (field) => Number(readFileSync(`/proc/${peer.pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+)`))[1]);
+    try {
+      await rawHandshake(peer);
+      const baselineKb = status('VmRSS');
+      const message = 'm'.repeat(6 << 20);
+      for (const id of ['big1', 'big2', 'big3']) {
+        peer.send(call(id, 'echo', { message }));
+        assert.equal((await peer.waitResponse(id, 20_000)).result.content[0].text.length, message.length + 'Echo: '.length);
+      }
+      // Each 6 MiB result is held at least once while relayed, so the peak sits well above the
+      // baseline; once idle, at most the allocator's keep-for-reuse allowance (8 MiB) plus some
+      // fragmentation may remain.
+      const peakKb = status('VmHWM');
+      const allowedKb = baselineKb + 10 * 1024;
+      const deadline = Date.now() + 6000;
+      let rssKb = status('VmRSS');
+      while (rssKb > allowedKb && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        rssKb = status('VmRSS');
+      }
+      assert.ok(peakKb > baselineKb + 8 * 1024, `peak ${peakKb} kB, baseline ${baselineKb} kB: the large results did not grow the heap`);
+      assert.ok(rssKb <= allowedKb, `RSS ${rssKb} kB after idling (baseline ${baselineKb} kB, peak ${peakKb} kB): freed memory was kept`);
+      await assertAlive(peer, 'after-release');
     } finally { await stop(peer); }
   });
 

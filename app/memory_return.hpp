@@ -1,0 +1,13 @@
+#pragma once
+// Returns memory the allocator keeps after large messages to the system.
+#include <boost/asio/any_io_executor.hpp>
+
+namespace warden::app {
+
+// With tcmalloc: checks once a second how much freed memory its page heap holds and hands it back
+// to the system beyond a few MiB (glibc unmaps large blocks on free by itself; tcmalloc keeps them
+// for reuse, so one 10 MB result would otherwise leave the relay ~40 MB larger for good). Without
+// tcmalloc: does nothing. Runs until the executor's context stops.
+void start_memory_return(const boost::asio::any_io_executor& executor);
+
+}  // namespace warden::app
