@@ -302,6 +302,24 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
         streams.erase(finished_order.front());
         finished_order.pop_front();
       }
+      trim_finished_history();
+    }
+
+    // Finished streams share one replay budget: the newest keeps its events whole (its answer may
+    // still be in flight when a connection drops), older ones give theirs up, oldest first, once
+    // the total passes replay_bytes. Without this, sixteen finished streams each kept their last
+    // event whatever its size: a session with a few large results held them all until it ended.
+    void trim_finished_history() {
+      std::size_t total = 0;
+      for (const auto& sid : finished_order)
+        if (auto it = streams.find(sid); it != streams.end()) total += it->second->history_bytes;
+      for (std::size_t k = 0; k + 1 < finished_order.size() && total > front.options_.replay_bytes; ++k) {
+        auto it = streams.find(finished_order[k]);
+        if (it == streams.end() || it->second->history.empty()) continue;
+        total -= it->second->history_bytes;
+        it->second->history.clear();
+        it->second->history_bytes = 0;
+      }
     }
 
     void end_all_streams() {

@@ -34,7 +34,7 @@ struct http_front_options {
   std::size_t max_sessions = 64;
   std::size_t max_connections = 256;
   std::size_t stream_buffer_bytes = 16u << 20;  // unsent output per SSE stream before the client is dropped
-  std::size_t replay_bytes = 1u << 20;          // events kept per stream for Last-Event-ID
+  std::size_t replay_bytes = 1u << 20;          // kept for Last-Event-ID: per stream, and by all finished ones
   std::chrono::milliseconds header_timeout{10000};  // a request's headers and body must arrive in this time
   std::chrono::milliseconds idle_timeout{600000};   // a session with no requests and no stream is ended
   std::chrono::milliseconds shutdown_grace{8000};   // on stop(): wait for sessions to end

@@ -142,6 +142,41 @@ test('serve: HTTP validation answers with the right status codes', async () => {
   }
 });
 
+test('serve: Last-Event-ID replays finished answers, within one replay budget for all of them', async () => {
+  const serve = await startServe(['--max-body-bytes', String(8 << 20)]);
+  try {
+    let session;
+    const headers = () => ({ ...MCP_HEADERS, ...(session ? { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-11-25' } : {}) });
+    const post = async (body) => {
+      const r = await fetch(serve.url, { method: 'POST', headers: headers(), body: JSON.stringify(body) });
+      session ??= r.headers.get('mcp-session-id');
+      return r.text();
+    };
+    await post(JSON.parse(INITIALIZE));
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    // Two answers of 2 MiB each, then two small ones: together far over the 1 MiB budget.
+    const streams = [];
+    for (const [n, size] of [[1, 2 << 20], [2, 2 << 20], [3, 10], [4, 10]]) {
+      const text = await post({ jsonrpc: '2.0', id: 10 + n, method: 'tools/call',
+        params: { name: 'echo', arguments: { message: `answer${n}:${'m'.repeat(size)}` } } });
+      assert.match(text, new RegExp(`answer${n}:`));
+      const ids = [...text.matchAll(/^id: ?(\S+)$/gm)].map((m) => m[1]);
+      assert.ok(ids.length > 0, `event ids on the answer stream: ${text.slice(0, 200)}`);
+      streams.push(ids.at(-1).split('_')[0]);
+    }
+    const resume = async (stream) => {
+      const r = await fetch(serve.url, { method: 'GET', headers: { ...headers(), 'Last-Event-ID': `${stream}_0` },
+        signal: AbortSignal.timeout(5000) });
+      assert.equal(r.status, 200);
+      return (await r.text()).match(/answer\d+:/)?.[0] ?? 'nothing';
+    };
+    // The oldest large answers gave theirs up; the small ones, which fit the budget, still replay.
+    assert.deepEqual(await Promise.all(streams.map(resume)), ['nothing', 'nothing', 'answer3:', 'answer4:']);
+  } finally {
+    await serve.stop();
+  }
+});
+
 test('serve: bearer token auth', async () => {
   const tmp = tempDir();
   const tokenFile = join(tmp.dir, 'token');
