@@ -17,6 +17,7 @@
 #include <set>
 #include <spdlog/spdlog.h>
 
+#include "proxy/jsonrpc.hpp"
 #include "transports/beast_stream.hpp"
 #include "transports/sse_parser.hpp"
 
@@ -215,26 +216,36 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
         if (standalone) deliver(*standalone, bytes);
         return;
       }
-      const json doc = json::parse(bytes, nullptr, false);
-      const json& first = doc.is_array() && !doc.empty() ? doc[0] : doc;
+      // The envelope scan reads id and method without building the message as a document (a
+      // large result would be copied into one just to find its id); the session has checked
+      // the message, depth included, before it got here.
+      parse_limits limits;
+      limits.max_depth = front.session_options_.max_depth;
+      limits.document = false;
+      parse_outcome parsed = parse_message(bytes, limits);
       std::shared_ptr<out_stream> target;
       bool answers = false;
-      if (first.is_object() && !first.contains("method") && first.contains("id")) {
+      message& msg = parsed.value;
+      message& first = msg.kind == message_kind::batch && !msg.items.empty() ? msg.items.front() : msg;
+      if (!parsed.ok) {
+        // Not one we can read (the session forwards only checked messages): routed as unrelated.
+      } else if (first.kind == message_kind::response) {
         answers = true;
-        if (auto it = routes.find(key_of(first["id"])); it != routes.end()) target = it->second;
-        if (doc.is_array()) {
-          for (const auto& item : doc)
-            if (item.is_object() && item.contains("id")) {
-              const std::string key = key_of(item["id"]);
-              if (target) target->awaiting.erase(key);
-              routes.erase(key);
-            }
+        if (auto it = routes.find(key_of(first.id)); it != routes.end()) target = it->second;
+        const auto forget = [&](const message& item) {
+          if (item.kind != message_kind::response) return;
+          const std::string key = key_of(item.id);
+          if (target) target->awaiting.erase(key);
+          routes.erase(key);
+        };
+        if (msg.kind == message_kind::batch) {
+          for (const auto& item : msg.items) forget(item);
         } else {
-          routes.erase(key_of(first["id"]));
-          if (target) target->awaiting.erase(key_of(first["id"]));
+          forget(msg);
         }
-      } else if (first.is_object() && first.value("method", "") == "notifications/progress") {
-        const json& params = first.value("params", json::object());
+      } else if (first.kind == message_kind::notification && first.method == "notifications/progress") {
+        if (!first.has_document) load_document(first, bytes);
+        const json& params = first.doc.value("params", json::object());
         if (params.is_object() && params.contains("progressToken"))
           if (auto it = progress_routes.find(key_of(params["progressToken"])); it != progress_routes.end() &&
                                                                                  !it->second->finished)
