@@ -119,10 +119,14 @@ std::string jsonrpc_error_body(int code, const std::string& message, const json&
   return json{{"jsonrpc", "2.0"}, {"error", {{"code", code}, {"message", message}}}, {"id", id}}.dump();
 }
 
+// A formatted SSE event, shared by a stream's replay history and the connections sending it:
+// a large answer is held once, not once per place.
+using event_text = std::shared_ptr<const std::string>;
+
 // An HTTP response that currently carries an SSE stream.
 struct attachment {
   explicit attachment(asio::any_io_executor ex) : wake(ex) {}
-  std::deque<std::string> queue;
+  std::deque<event_text> queue;
   std::size_t queued_bytes = 0;
   bool closed = false;  // the connection went away or was dropped
   bool watching = false;  // a read is pending to notice the client hanging up
@@ -135,7 +139,7 @@ struct out_stream {
   std::string id;
   bool standalone = false;                 // the GET stream (or the legacy stream)
   std::set<std::string> awaiting;          // request ids still to be answered on it
-  std::deque<std::pair<std::uint64_t, std::string>> history;  // (seq, formatted event)
+  std::deque<std::pair<std::uint64_t, event_text>> history;  // (seq, formatted event)
   std::size_t history_bytes = 0;
   std::uint64_t seq = 0;
   std::shared_ptr<attachment> conn;
@@ -279,23 +283,24 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
 
     void deliver(out_stream& s, std::string_view bytes) {
       const std::uint64_t seq = ++s.seq;
-      std::string text = kind == session_kind::legacy ? transports::format_sse_event(bytes, {}, "message")
-                                                      : transports::format_sse_event(bytes, s.id + "_" + std::to_string(seq), "message");
+      auto text = std::make_shared<const std::string>(
+          kind == session_kind::legacy ? transports::format_sse_event(bytes, {}, "message")
+                                       : transports::format_sse_event(bytes, s.id + "_" + std::to_string(seq), "message"));
       if (kind != session_kind::legacy) {
-        s.history_bytes += text.size();
+        s.history_bytes += text->size();
         s.history.emplace_back(seq, text);
         while (s.history_bytes > front.options_.replay_bytes && s.history.size() > 1) {
-          s.history_bytes -= s.history.front().second.size();
+          s.history_bytes -= s.history.front().second->size();
           s.history.pop_front();
         }
       }
       if (s.conn && !s.conn->closed) {
-        if (s.conn->queued_bytes + text.size() > front.options_.stream_buffer_bytes) {
+        if (s.conn->queued_bytes + text->size() > front.options_.stream_buffer_bytes) {
           spdlog::warn("session {}: the client does not read its stream ({} bytes waiting); dropping the connection",
                        id, s.conn->queued_bytes);
           s.conn->closed = true;
         } else {
-          s.conn->queued_bytes += text.size();
+          s.conn->queued_bytes += text->size();
           s.conn->queue.push_back(std::move(text));
         }
         s.conn->notify();
@@ -806,15 +811,15 @@ asio::awaitable<bool> http_front::impl::pump_stream(any_stream& stream, request_
   bool last_chunk_sent = false;
   while (ok) {
     if (!conn->queue.empty()) {
-      std::string text = std::move(conn->queue.front());
+      const event_text text = std::move(conn->queue.front());
       conn->queue.pop_front();
-      conn->queued_bytes -= text.size();
+      conn->queued_bytes -= text->size();
       if (chunked && !watch_for_disconnect && out->finished && conn->queue.empty() && !conn->closed && out->conn == conn) {
         // The last event of a finished stream (usually the answer): it and the terminating
         // chunk in one write, one system call fewer per request.
         stream.expires_after(options_.header_timeout * 3);
         auto [ec, n] = co_await stream.visit([&](auto& st) {
-          return asio::async_write(st, beast::buffers_cat(http::make_chunk(asio::buffer(text)), http::make_chunk_last()),
+          return asio::async_write(st, beast::buffers_cat(http::make_chunk(asio::buffer(*text)), http::make_chunk_last()),
                                    use_tuple);
         });
         (void)n;
@@ -823,7 +828,7 @@ asio::awaitable<bool> http_front::impl::pump_stream(any_stream& stream, request_
         if (ok) break;
         continue;
       }
-      ok = co_await write_text(text);
+      ok = co_await write_text(*text);
       continue;
     }
     if (conn->closed || out->conn != conn) {
@@ -889,7 +894,7 @@ asio::awaitable<bool> http_front::impl::handle_get(any_stream& stream, request_t
       }
       for (const auto& [seq, text] : out->history)
         if (seq > after) {
-          conn->queued_bytes += text.size();
+          conn->queued_bytes += text->size();
           conn->queue.push_back(text);
         }
       if (out->conn) {
@@ -910,7 +915,7 @@ asio::awaitable<bool> http_front::impl::handle_get(any_stream& stream, request_t
       s->backlog_bytes -= bytes.size();
       s->deliver(*out, bytes);  // no connection yet: lands in the history ...
       const auto& text = out->history.back().second;
-      conn->queued_bytes += text.size();  // ... and in this connection's queue
+      conn->queued_bytes += text->size();  // ... and in this connection's queue
       conn->queue.push_back(text);
     }
   }
