@@ -54,8 +54,6 @@ std::string random_id() {
   return out;
 }
 
-std::string key_of(const json& id) { return id.dump(); }
-
 std::string one_line(std::string text) {
   for (char& c : text)
     if (c == '\n' || c == '\r') c = ' ';
@@ -92,7 +90,7 @@ body_summary summarize(const json& doc) {
     if (params == item.end() || !params->is_object()) return;
     const auto meta = params->find("_meta");
     if (meta == params->end() || !meta->is_object()) return;
-    if (const auto t = meta->find("progressToken"); t != meta->end()) s.progress_tokens.push_back(key_of(*t));
+    if (const auto t = meta->find("progressToken"); t != meta->end()) s.progress_tokens.push_back(id_key(*t));
     if (const auto v = meta->find(meta_protocol_version); v != meta->end() && v->is_string()) s.modern_version = v->get<std::string>();
   };
   if (doc.is_array()) {
@@ -235,10 +233,10 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
         // Not one we can read (the session forwards only checked messages): routed as unrelated.
       } else if (first.kind == message_kind::response) {
         answers = true;
-        if (auto it = routes.find(key_of(first.id)); it != routes.end()) target = it->second;
+        if (auto it = routes.find(id_key(first.id)); it != routes.end()) target = it->second;
         const auto forget = [&](const message& item) {
           if (item.kind != message_kind::response) return;
-          const std::string key = key_of(item.id);
+          const std::string key = id_key(item.id);
           if (target) target->awaiting.erase(key);
           routes.erase(key);
         };
@@ -251,7 +249,7 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
         if (!first.has_document) load_document(first, bytes);
         const json& params = first.doc.value("params", json::object());
         if (params.is_object() && params.contains("progressToken"))
-          if (auto it = progress_routes.find(key_of(params["progressToken"])); it != progress_routes.end() &&
+          if (auto it = progress_routes.find(id_key(params["progressToken"])); it != progress_routes.end() &&
                                                                                  !it->second->finished)
             target = it->second;
       }
@@ -735,8 +733,8 @@ asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_
   }
   auto out = s->open_stream(false);
   for (const auto& id : summary.request_ids) {
-    out->awaiting.insert(key_of(id));
-    s->routes[key_of(id)] = out;
+    out->awaiting.insert(id_key(id));
+    s->routes[id_key(id)] = out;
   }
   for (const auto& token : summary.progress_tokens) s->progress_routes[token] = out;
   auto conn = std::make_shared<attachment>(executor_);

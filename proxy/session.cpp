@@ -379,12 +379,8 @@ asio::awaitable<void> session::impl::drain_queue(message_queue& queue, transport
     }
     std::size_t size = 0;
     for (const auto& message : batch) size += message.size();
-    if (failed) {  // the peer is gone: keep draining so producers never block on it
-      batch.clear();
-      release(queue, size);
-      continue;
-    }
-    ec = co_await out.async_write_messages(batch);
+    // When the peer is gone, keep draining so producers never block on it.
+    if (!failed) ec = co_await out.async_write_messages(batch);
     // Free the messages now, not when the next one comes: after a burst of large results the
     // queue would otherwise keep up to queue_depth of them alive while the session idles.
     batch.clear();
