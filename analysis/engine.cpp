@@ -773,10 +773,16 @@ std::vector<finding> scan_text(std::string_view text_in, std::string_view locati
   }
   hidden_scan hidden;
   std::vector<injection_result> results(chunks.size());
-  run_tasks(chunks.size() + 1, threads, [&](std::size_t i) {
+  const auto task = [&](std::size_t i) {
     if (i == 0) hidden = scan_hidden(text_in, text_kind::result);
     else results[i - 1] = inspect_injection(text_in.substr(chunks[i - 1].first, chunks[i - 1].second - chunks[i - 1].first), context);
-  });
+  };
+  if (threads == 1 && chunks.size() == 1) {  // most results: two calls, no task machinery
+    task(0);
+    task(1);
+  } else {
+    run_tasks(chunks.size() + 1, threads, task);
+  }
 
   std::vector<finding> out;
   for (auto& h : hidden.hits)

@@ -43,6 +43,13 @@ class inspector {
   virtual ~inspector() = default;
   virtual std::string_view name() const = 0;
   virtual verdict inspect(const message& msg, const message_context& context) = 0;
+  // Whether inspect() reads msg.doc. A message nobody needs the document of is inspected without
+  // it (msg.has_document false; its values can be read from context.raw, see json_text).
+  virtual bool needs_document(const message& msg, direction from) const {
+    (void)msg;
+    (void)from;
+    return true;
+  }
 };
 
 }  // namespace warden::proxy

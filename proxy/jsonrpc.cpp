@@ -230,7 +230,7 @@ class envelope_scanner {
     std::string_view value;
     bool present = false;
   };
-  member method, id, result, error;
+  member method, id, result, error, params;
 
   envelope_scanner(std::string_view text, std::size_t max_depth) : s_(text), max_depth_(max_depth) {}
 
@@ -319,7 +319,7 @@ class envelope_scanner {
   bool note(std::string_view name, std::string_view value) {
     if (name.find('\\') != std::string_view::npos) return false;  // "\u006dethod" is "method": full path
     member* slot = name == "method" ? &method : name == "id" ? &id : name == "result" ? &result
-                 : name == "error" ? &error : nullptr;
+                 : name == "error" ? &error : name == "params" ? &params : nullptr;
     if (slot) *slot = member{value, true};
     return true;
   }
@@ -480,6 +480,12 @@ class document_builder {
     skip_space();
     if (!value(out, 0)) return false;
     skip_space();
+    return at_ == s_.size();
+  }
+
+  // The text is one string token: its characters, unescaped.
+  bool build_string(std::string& out) {
+    if (s_.empty() || s_.front() != '"' || !string(out)) return false;
     return at_ == s_.size();
   }
 
@@ -674,13 +680,90 @@ class document_builder {
 
 }  // namespace
 
+json parse_document(std::string_view text) {
+  json doc;
+  if (!document_builder(text).build(doc)) doc = json::parse(text.begin(), text.end());
+  return doc;
+}
+
 void load_document(message& msg, std::string_view bytes) {
   if (msg.has_document) return;
-  json doc;
-  if (!document_builder(bytes).build(doc)) doc = json::parse(bytes.begin(), bytes.end());
-  msg.doc = std::move(doc);
+  msg.doc = parse_document(bytes);
   msg.has_document = true;
 }
+
+namespace json_text {
+
+namespace {
+
+// One past the closing quote of the string token at `at`.
+std::size_t string_end(std::string_view s, std::size_t at) {
+  // Most strings of a message are short keys and values: walked eight bytes at a time, without
+  // a call per string; long ones (or much non-ASCII text) by memchr from where that stopped.
+  std::size_t i = at + 1;
+  for (int steps = 0; steps < 8 && i < s.size(); ++steps) {
+    i += analysis::text::json_plain_prefix(s.substr(i, 64));
+    if (i >= s.size()) return s.size();
+    if (s[i] == '"') return i + 1;
+    i += s[i] == '\\' ? 2 : 1;  // an escape, or a byte that is not plain ASCII
+  }
+  for (; i < s.size();) {
+    const auto* quote = static_cast<const char*>(std::memchr(s.data() + i, '"', s.size() - i));
+    if (!quote) return s.size();
+    const auto q = static_cast<std::size_t>(quote - s.data());
+    std::size_t backslashes = 0;  // an odd run before it escapes the quote
+    while (q - backslashes > at + 1 && s[q - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return q + 1;
+    i = q + 1;
+  }
+  return s.size();
+}
+
+}  // namespace
+
+std::size_t value_end(std::string_view s, std::size_t at) {
+  if (at >= s.size()) return s.size();
+  const char first = s[at];
+  if (first == '"') return string_end(s, at);
+  if (first == '{' || first == '[') {
+    std::size_t depth = 0;
+    for (std::size_t i = at; i < s.size();) {
+      const char c = s[i];
+      if (c == '"') {
+        i = string_end(s, i);
+        continue;
+      }
+      if (c == '{' || c == '[') ++depth;
+      else if ((c == '}' || c == ']') && --depth == 0) return i + 1;
+      ++i;
+    }
+    return s.size();
+  }
+  std::size_t i = at + 1;  // a number or a literal
+  while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' && s[i] != '\t' &&
+         s[i] != '\n' && s[i] != '\r')
+    ++i;
+  return i;
+}
+
+lookup member(std::string_view object, std::string_view key) {
+  lookup out;
+  for_each_member(object, [&](std::string_view name, std::string_view value) {
+    if (name == key) out.value = value;
+    else if (name.find('\\') != std::string_view::npos) out.unsure = true;
+  });
+  return out;
+}
+
+std::string_view string_text(std::string_view token, std::string& storage) {
+  if (token.size() < 2) return {};
+  if (token.find('\\') == std::string_view::npos) return token.substr(1, token.size() - 2);
+  storage.clear();
+  if (!document_builder(token).build_string(storage)) storage = json::parse(token).get<std::string>();
+  return storage;
+}
+
+}  // namespace json_text
 
 parse_outcome parse_message(std::string_view bytes, const parse_limits& limits) {
   parse_outcome outcome;
@@ -688,6 +771,12 @@ parse_outcome parse_message(std::string_view bytes, const parse_limits& limits) 
     envelope_scanner scan(bytes, limits.max_depth);
     if (scan.scan() && classify_envelope(scan, outcome.value)) {
       outcome.value.has_document = false;
+      const auto span_of = [&](const envelope_scanner::member& m) {
+        return m.present ? text_span{static_cast<std::size_t>(m.value.data() - bytes.data()), m.value.size()} : text_span{};
+      };
+      outcome.value.params_text = span_of(scan.params);
+      outcome.value.result_text = span_of(scan.result);
+      outcome.value.error_text = span_of(scan.error);
       outcome.ok = true;
       return outcome;
     }

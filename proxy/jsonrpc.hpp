@@ -19,6 +19,12 @@ struct parse_limits {
   bool document = true;
 };
 
+// Where a value lies in the bytes a message was parsed from; size 0: absent.
+struct text_span {
+  std::size_t offset = 0, size = 0;
+  std::string_view in(std::string_view bytes) const { return size ? bytes.substr(offset, size) : std::string_view(); }
+};
+
 struct message {
   message_kind kind = message_kind::notification;
   nlohmann::json doc;                 // the parsed message (for a batch: the whole array)
@@ -27,6 +33,8 @@ struct message {
   nlohmann::json id;                  // requests and responses; null otherwise
   std::vector<message> items;         // batch members, in order
   bool had_invalid_utf8 = false;      // parsed from a copy with U+FFFD replacements
+  // Without a document: the top-level members an inspector may read from the text instead.
+  text_span params_text, result_text, error_text;
 };
 
 // Why a line is not a message: JSON-RPC error code (-32700 parse error, -32600 invalid request),
@@ -47,6 +55,81 @@ parse_outcome parse_message(std::string_view bytes, const parse_limits& limits);
 
 // Builds `msg.doc` from the bytes it was parsed from, when it was parsed with document = false.
 void load_document(message& msg, std::string_view bytes);
+// The document of valid JSON text (a message parse_message accepted, or a value inside one).
+nlohmann::json parse_document(std::string_view text);
+
+// Reading values of valid JSON text without building them: the members and elements a caller
+// needs are found by skipping the rest, and strings are decoded only when they hold escapes. For
+// text parse_message validated (its envelope path); on anything else the answers are unspecified
+// but reads stay inside the text.
+namespace json_text {
+// End (one past) of the value that starts at `at`.
+std::size_t value_end(std::string_view text, std::size_t at);
+inline bool is_object(std::string_view value) { return !value.empty() && value.front() == '{'; }
+inline bool is_array(std::string_view value) { return !value.empty() && value.front() == '['; }
+inline bool is_string(std::string_view value) { return !value.empty() && value.front() == '"'; }
+
+// Calls fn(key, value) for each member of an object, in text order; `key` is the raw text between
+// the quotes (escapes not decoded). False when `object` is not an object.
+template <class Fn>
+bool for_each_member(std::string_view object, Fn&& fn);
+// Calls fn(value) for each element of an array. False when `array` is not an array.
+template <class Fn>
+bool for_each_element(std::string_view array, Fn&& fn);
+
+// The value of the object's member `key` — the last one, as in the document. `value` is empty
+// when there is none (or `object` is not an object); `unsure` when some key holds an escape, so
+// the document might name the member differently.
+struct lookup {
+  std::string_view value;
+  bool unsure = false;
+};
+lookup member(std::string_view object, std::string_view key);
+
+// A string value's characters: a view of the text when it has no escape, else decoded into
+// `storage` (which the result then views).
+std::string_view string_text(std::string_view token, std::string& storage);
+
+namespace detail {
+inline std::size_t skip_space(std::string_view s, std::size_t i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
+  return i;
+}
+}  // namespace detail
+
+template <class Fn>
+bool for_each_member(std::string_view object, Fn&& fn) {
+  if (!is_object(object)) return false;
+  std::size_t i = detail::skip_space(object, 1);
+  while (i < object.size() && object[i] == '"') {
+    const std::size_t key_end = value_end(object, i);
+    const std::string_view key = object.substr(i + 1, key_end - i - 2);
+    i = detail::skip_space(object, key_end);
+    if (i >= object.size() || object[i] != ':') return false;
+    i = detail::skip_space(object, i + 1);
+    const std::size_t end = value_end(object, i);
+    fn(key, object.substr(i, end - i));
+    i = detail::skip_space(object, end);
+    if (i >= object.size() || object[i] != ',') break;
+    i = detail::skip_space(object, i + 1);
+  }
+  return true;
+}
+
+template <class Fn>
+bool for_each_element(std::string_view array, Fn&& fn) {
+  if (!is_array(array)) return false;
+  std::size_t i = detail::skip_space(array, 1);
+  while (i < array.size() && array[i] != ']') {
+    const std::size_t end = value_end(array, i);
+    fn(array.substr(i, end - i));
+    i = detail::skip_space(array, end);
+    if (i >= array.size() || array[i] != ',') break;
+    i = detail::skip_space(array, i + 1);
+  }
+  return true;
+}
+}  // namespace json_text
 
 // Deepest nesting of arrays/objects in `bytes`, stopping early once `stop_above` is exceeded.
 std::size_t json_nesting_depth(std::string_view bytes, std::size_t stop_above);

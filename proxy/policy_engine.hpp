@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -77,6 +78,10 @@ class policy_engine {
 
   // --- results --- (method: tools/call, resources/read, prompts/get)
   result_judgement judge_result(std::string_view method, const nlohmann::json& result) const;
+  // The same judgement read from the result's JSON text (see json_text), for the common case where
+  // nothing must be rewritten; nullopt when it must be judged as a document: a text to sanitise
+  // or redact, or an escaped key the text walk cannot be sure of.
+  std::optional<result_judgement> judge_result_text(std::string_view method, std::string_view result) const;
 
   config::role_set roles_of(std::string_view tool) const;
   bool saw_untrusted() const noexcept { return !untrusted_source_.empty(); }

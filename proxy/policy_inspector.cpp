@@ -40,6 +40,11 @@ bool declares_elicitation(const json& capabilities) {
   return capabilities.is_object() && capabilities.contains("elicitation");
 }
 
+// Answers whose judgement can be read from the text (see needs_document).
+bool judged_from_text(std::string_view method) {
+  return method == "tools/call" || method == "resources/read" || method == "prompts/get";
+}
+
 }  // namespace
 
 policy_inspector::policy_inspector(policy_inspector_options options)
@@ -69,10 +74,28 @@ void policy_inspector::audit(audit_record event) {
 
 // --- client -> server ----------------------------------------------------------------------------
 
+bool policy_inspector::needs_document(const message& msg, direction from) const {
+  // A tools/call is read from its text: only its arguments are built.
+  if (from == direction::client_to_server) return msg.kind == message_kind::request && msg.method != "tools/call";
+  switch (msg.kind) {
+    case message_kind::notification:
+      return false;  // recorded by method
+    case message_kind::response: {
+      const auto it = pending_.find(id_key(msg.id));
+      return it != pending_.end() && !judged_from_text(it->second.method);
+    }
+    default:
+      return true;  // a server's request is recorded with its params
+  }
+}
+
 verdict policy_inspector::inspect(const message& msg, const message_context& context) {
   if (context.from == direction::client_to_server) {
-    if (msg.kind == message_kind::request) return on_client_request(msg);
-    return verdict::forward();
+    if (msg.kind != message_kind::request) return verdict::forward();
+    if (msg.has_document) return on_client_request(msg, msg.doc);
+    // needs_document() said a tools/call: from the text, or as a document when that cannot be sure.
+    if (auto decided = call_from_text(msg, context.raw)) return std::move(*decided);
+    return on_client_request(msg, parse_document(context.raw));
   }
   if (msg.kind == message_kind::response) return on_server_response(msg, context);
   if (msg.kind == message_kind::request) {
@@ -83,14 +106,34 @@ verdict policy_inspector::inspect(const message& msg, const message_context& con
   return verdict::forward();
 }
 
-verdict policy_inspector::on_client_request(const message& msg) {
-  static const json no_params = json::object();
-  const auto found = msg.doc.find("params");  // read in place: a call's arguments can be large
-  const json& params = found != msg.doc.end() ? *found : no_params;
+policy_inspector::pending policy_inspector::new_entry(const message& msg) {
   pending entry;
   entry.method = msg.method;
   entry.id = msg.id;
   entry.started = std::chrono::steady_clock::now();
+  return entry;
+}
+
+std::optional<verdict> policy_inspector::call_from_text(const message& msg, std::string_view raw) {
+  const std::string_view params = msg.params_text.in(raw);
+  std::string_view name, arguments;
+  bool plain = json_text::is_object(params);  // else the document path says what to do
+  json_text::for_each_member(params, [&](std::string_view key, std::string_view value) {
+    if (key == "name") name = value;
+    else if (key == "arguments") arguments = value;
+    else if (key == "_meta" || key.find('\\') != std::string_view::npos) plain = false;  // capabilities, or unsure
+  });
+  if (!plain || !json_text::is_string(name)) return std::nullopt;
+  std::string storage;
+  std::string tool(json_text::string_text(name, storage));
+  return decide_tool_call(msg, new_entry(msg), std::move(tool), arguments.empty() ? json::object() : parse_document(arguments));
+}
+
+verdict policy_inspector::on_client_request(const message& msg, const json& doc) {
+  static const json no_params = json::object();
+  const auto found = doc.find("params");  // read in place: a call's arguments can be large
+  const json& params = found != doc.end() ? *found : no_params;
+  pending entry = new_entry(msg);
   const std::string key = id_key(msg.id);
 
   if (msg.method == "initialize" && params.is_object()) {
@@ -107,22 +150,8 @@ verdict policy_inspector::on_client_request(const message& msg) {
       client_can_elicit_ = client_can_elicit_ || declares_elicitation(*caps);
   }
 
-  if (msg.method == "tools/call" && params.is_object()) {
-    entry.tool = params.value("name", "");
-    entry.arguments = params.value("arguments", json::object());
-    entry.decision = engine_.decide_call(entry.tool, entry.arguments, entry.started);
-    entry.decided = true;
-    if (engine_.enforcing() && entry.decision.what == action::deny) {
-      record_pair(entry, nullptr, 0, {{"enforced", true}});
-      return deny_call(msg.id);
-    }
-    if (engine_.enforcing() && entry.decision.what == action::ask) {
-      pending_[key] = entry;
-      return ask_user(msg, pending_[key]);
-    }
-    pending_[key] = std::move(entry);
-    return verdict::forward();
-  }
+  if (msg.method == "tools/call" && params.is_object())
+    return decide_tool_call(msg, std::move(entry), params.value("name", ""), params.value("arguments", json::object()));
 
   if ((msg.method == "prompts/get" || msg.method == "resources/read") && params.is_object()) {
     const item_kind kind = msg.method == "prompts/get" ? item_kind::prompt : item_kind::resource;
@@ -134,7 +163,7 @@ verdict policy_inspector::on_client_request(const message& msg) {
       entry.decision.rules = {"surface.hidden"};
       entry.decided = true;
       if (engine_.enforcing()) {
-        record_pair(entry, nullptr, 0, {{"enforced", true}});
+        record_pair(entry, nullptr, {{"enforced", true}});
         verdict v;
         v.what = verdict::action::block;
         v.reason = why;
@@ -144,6 +173,20 @@ verdict policy_inspector::on_client_request(const message& msg) {
     }
   }
   pending_[key] = std::move(entry);
+  return verdict::forward();
+}
+
+verdict policy_inspector::decide_tool_call(const message& msg, pending entry, std::string tool, json arguments) {
+  entry.tool = std::move(tool);
+  entry.arguments = std::move(arguments);
+  entry.decision = engine_.decide_call(entry.tool, entry.arguments, entry.started);
+  entry.decided = true;
+  if (engine_.enforcing() && entry.decision.what == action::deny) {
+    record_pair(std::move(entry), nullptr, {{"enforced", true}});
+    return deny_call(msg.id);
+  }
+  pending& kept = pending_[id_key(msg.id)] = std::move(entry);
+  if (engine_.enforcing() && kept.decision.what == action::ask) return ask_user(msg, kept);
   return verdict::forward();
 }
 
@@ -161,7 +204,7 @@ verdict policy_inspector::ask_user(const message& msg, pending& entry) {
     entry.asked = "no-elicitation";
     entry.decision.what = action::deny;
     entry.decision.reason += " (ask: the client did not declare the elicitation capability, so the call is denied)";
-    record_pair(entry, nullptr, 0, {{"enforced", true}});
+    record_pair(entry, nullptr, {{"enforced", true}});
     pending_.erase(key);
     return deny_call(msg.id);
   }
@@ -206,7 +249,7 @@ verdict policy_inspector::ask_user(const message& msg, pending& entry) {
     }
     it->second.decision.what = action::deny;
     it->second.decision.reason = "the user did not approve (" + outcome + "): " + it->second.decision.reason;
-    record_pair(it->second, nullptr, 0, {{"enforced", true}});
+    record_pair(it->second, nullptr, {{"enforced", true}});
     pending_.erase(it);
     return deny_call(id);
   };
@@ -216,13 +259,49 @@ verdict policy_inspector::ask_user(const message& msg, pending& entry) {
 // --- server -> client ----------------------------------------------------------------------------
 
 verdict policy_inspector::on_server_response(const message& msg, const message_context& context) {
-  const std::string key = id_key(msg.id);
-  auto it = pending_.find(key);
+  auto it = pending_.find(id_key(msg.id));
   if (it == pending_.end()) return verdict::forward();
   pending entry = std::move(it->second);
   pending_.erase(it);
-  const auto result = msg.doc.find("result");
-  const bool has_result = result != msg.doc.end();
+  if (msg.has_document) return on_answer(std::move(entry), msg, msg.doc, context.raw.size());
+  // needs_document() said: a call, read or get, judged from the text unless something must change.
+  if (auto judged = answer_from_text(entry, msg, context.raw)) return std::move(*judged);
+  return on_answer(std::move(entry), msg, parse_document(context.raw), context.raw.size());
+}
+
+std::optional<verdict> policy_inspector::answer_from_text(pending& entry, const message& msg, std::string_view raw) {
+  answer_facts facts;
+  facts.bytes = raw.size();
+  std::optional<result_judgement> judged;
+  if (const std::string_view result = msg.result_text.in(raw); !result.empty()) {
+    const json_text::lookup is_error = json_text::member(result, "isError");
+    if (is_error.unsure || (!is_error.value.empty() && is_error.value != "true" && is_error.value != "false"))
+      return std::nullopt;  // the document path reads it (and fails as it does)
+    facts.is_error = is_error.value == "true";
+    judged = engine_.judge_result_text(entry.method, result);
+    if (!judged) return std::nullopt;
+  }
+  if (const std::string_view error = msg.error_text.in(raw); !error.empty()) {
+    facts.has_error = true;
+    facts.error = parse_document(error);
+  }
+  json extra = json::object();
+  verdict outcome = verdict::forward();
+  if (judged) apply_judgement(entry, msg.id, std::move(*judged), facts.is_error, extra, outcome);
+  record_pair(std::move(entry), &facts, std::move(extra));
+  return outcome;
+}
+
+verdict policy_inspector::on_answer(pending entry, const message& msg, const json& doc, std::size_t bytes) {
+  const auto result = doc.find("result");
+  const bool has_result = result != doc.end();
+  answer_facts facts;
+  facts.bytes = bytes;
+  if (auto error = doc.find("error"); error != doc.end()) {
+    facts.has_error = true;
+    facts.error = *error;
+  }
+  facts.is_error = has_result && result->is_object() && result->value("isError", false);
   json extra = json::object();
   verdict outcome = verdict::forward();
 
@@ -255,36 +334,36 @@ verdict policy_inspector::on_server_response(const message& msg, const message_c
     }
   }
 
-  if ((entry.method == "tools/call" || entry.method == "resources/read" || entry.method == "prompts/get") && has_result) {
-    const result_judgement judged = engine_.judge_result(entry.method, *result);
-    const bool blocked = judged.what == result_judgement::outcome::blocked;
-    if (entry.method == "tools/call") {
-      const bool is_error = result->is_object() && result->value("isError", false);
-      if (!(blocked && engine_.enforcing())) engine_.note_call_result(entry.tool, is_error);
-    }
-    if (!judged.rules.empty() || judged.changed) {
-      extra["result_rules"] = rules_json(judged.rules);
-      extra["result_action"] = blocked ? "block" : judged.what == result_judgement::outcome::sanitized ? "sanitize" : "redact";
-      if (!judged.reason.empty()) extra["result_reason"] = judged.reason;
-      if (judged.removed_invisible + judged.removed_escapes > 0)
-        extra["removed"] = {{"invisible", judged.removed_invisible}, {"escapes", judged.removed_escapes}};
-      if (judged.secrets_redacted) extra["secrets_redacted"] = judged.secrets_redacted;
-      extra["enforced"] = engine_.enforcing();
-      if (engine_.enforcing() && judged.changed) {
-        outcome.what = verdict::action::replace;
-        outcome.reason = "result " + std::string(blocked ? "blocked" : "sanitised") + ": " + judged.reason;
-        if (blocked && entry.method != "tools/call")
-          outcome.replacement = json::parse(error_response(msg.id, -32603, "mcp-warden: the content was withheld by the security policy"));
-        else
-          outcome.replacement = response_with_result(msg.id, judged.replacement);
-      }
-    }
-  }
-  record_pair(std::move(entry), &msg, context.raw.size(), std::move(extra));
+  if (judged_from_text(entry.method) && has_result)
+    apply_judgement(entry, msg.id, engine_.judge_result(entry.method, *result), facts.is_error, extra, outcome);
+  record_pair(std::move(entry), &facts, std::move(extra));
   return outcome;
 }
 
-void policy_inspector::record_pair(pending entry, const message* response, std::size_t bytes, json extra) {
+void policy_inspector::apply_judgement(const pending& entry, const json& id, result_judgement judged, bool is_error,
+                                       json& extra, verdict& outcome) {
+  const bool blocked = judged.what == result_judgement::outcome::blocked;
+  if (entry.method == "tools/call" && !(blocked && engine_.enforcing())) engine_.note_call_result(entry.tool, is_error);
+  if (judged.rules.empty() && !judged.changed) return;
+  extra["result_rules"] = rules_json(judged.rules);
+  extra["result_action"] = blocked ? "block" : judged.what == result_judgement::outcome::sanitized ? "sanitize" : "redact";
+  if (!judged.reason.empty()) extra["result_reason"] = judged.reason;
+  if (judged.removed_invisible + judged.removed_escapes > 0)
+    extra["removed"] = {{"invisible", judged.removed_invisible}, {"escapes", judged.removed_escapes}};
+  if (judged.secrets_redacted) extra["secrets_redacted"] = judged.secrets_redacted;
+  extra["enforced"] = engine_.enforcing();
+  if (engine_.enforcing() && judged.changed) {
+    outcome.what = verdict::action::replace;
+    outcome.reason = "result " + std::string(blocked ? "blocked" : "sanitised") + ": " + judged.reason;
+    if (blocked && entry.method != "tools/call")
+      outcome.replacement = json::parse(error_response(id, -32603, "mcp-warden: the content was withheld by the security policy"));
+    else
+      outcome.replacement = response_with_result(id, std::move(judged.replacement));
+  }
+}
+
+
+void policy_inspector::record_pair(pending entry, answer_facts* answer, json extra) {
   if (!options_.audit) return;
   const auto latency = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - entry.started);
   // Members rather than a document, moving what the entry no longer needs: a record per relayed
@@ -304,11 +383,10 @@ void policy_inspector::record_pair(pending entry, const message* response, std::
     if (!engine_.enforcing()) event.flag("enforced", false);
   }
   if (!entry.asked.empty()) event.text("asked", std::move(entry.asked), true);
-  if (response) {
-    event.count("result_bytes", bytes);
-    if (auto error = response->doc.find("error"); error != response->doc.end()) event.value("error", *error, true);
-    else if (auto r = response->doc.find("result"); r != response->doc.end() && r->is_object() && r->value("isError", false))
-      event.flag("is_error", true);
+  if (answer) {
+    event.count("result_bytes", answer->bytes);
+    if (answer->has_error) event.value("error", std::move(answer->error), true);
+    else if (answer->is_error) event.flag("is_error", true);
   } else {
     event.flag("forwarded", false);
   }
@@ -421,7 +499,7 @@ void policy_inspector::save_pending(const std::string& server_name, const std::v
 }
 
 void policy_inspector::session_ended() {
-  for (const auto& [key, entry] : pending_) record_pair(entry, nullptr, 0, {{"unanswered", true}});
+  for (const auto& [key, entry] : pending_) record_pair(entry, nullptr, {{"unanswered", true}});
   pending_.clear();
 }
 

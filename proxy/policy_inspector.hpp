@@ -6,6 +6,7 @@
 // Runs on the session's thread like every inspector; not thread-safe.
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
@@ -34,6 +35,7 @@ class policy_inspector : public inspector {
 
   std::string_view name() const override { return "policy"; }
   verdict inspect(const message& msg, const message_context& context) override;
+  bool needs_document(const message& msg, direction from) const override;
 
   // The session's surface changed: re-judge items, pin on first sight, report drift.
   void surface_changed(const analysis::server_surface& surface, bool complete);
@@ -54,11 +56,28 @@ class policy_inspector : public inspector {
     std::string asked;          // "", or the user's answer: accept / decline / cancel / timeout / no-elicitation
     std::chrono::steady_clock::time_point started;
   };
-  verdict on_client_request(const message& msg);
+  // What the audit record says of the server's answer.
+  struct answer_facts {
+    std::size_t bytes = 0;
+    bool has_error = false;   // an error response: `error` is its error member
+    nlohmann::json error;
+    bool is_error = false;    // a result with isError: true
+  };
+  static pending new_entry(const message& msg);
+  // A tools/call without its document: nullopt when the text walk cannot be sure (see json_text).
+  std::optional<verdict> call_from_text(const message& msg, std::string_view raw);
+  verdict on_client_request(const message& msg, const nlohmann::json& doc);
+  verdict decide_tool_call(const message& msg, pending entry, std::string tool, nlohmann::json arguments);
   verdict on_server_response(const message& msg, const message_context& context);
+  // The answer to a call, read or get without its document: nullopt (entry untouched) when it
+  // must be judged as a document.
+  std::optional<verdict> answer_from_text(pending& entry, const message& msg, std::string_view raw);
+  verdict on_answer(pending entry, const message& msg, const nlohmann::json& doc, std::size_t bytes);
+  void apply_judgement(const pending& entry, const nlohmann::json& id, result_judgement judged, bool is_error,
+                       nlohmann::json& extra, verdict& outcome);
   verdict deny_call(const nlohmann::json& id);
   verdict ask_user(const message& msg, pending& entry);
-  void record_pair(pending entry, const message* response, std::size_t bytes, nlohmann::json extra);
+  void record_pair(pending entry, answer_facts* answer, nlohmann::json extra);
   void audit(nlohmann::json event);
   void audit(audit_record event);  // adds the session
   void save_pending(const std::string& server_name, const std::vector<config::pinned_item>& items);

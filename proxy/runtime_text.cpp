@@ -121,7 +121,8 @@ bool issuer_prefix_at(std::string_view text, std::size_t i) {
   const unsigned pair = static_cast<unsigned char>(text[i]) << 8 | static_cast<unsigned char>(text[i + 1]);
   if (!(issuer_pairs[pair >> 6] >> (pair & 63) & 1)) return false;
   const std::string_view rest = text.substr(i);
-  return std::any_of(issuer_prefixes.begin(), issuer_prefixes.end(), [&](std::string_view p) { return rest.starts_with(p); });
+  return std::any_of(issuer_prefixes.begin(), issuer_prefixes.end(),
+                     [&](std::string_view p) { return p[0] == rest[0] && p[1] == rest[1] && rest.starts_with(p); });
 }
 
 // Byte classes for may_hold_secret's generic pass.

@@ -558,9 +558,11 @@ asio::awaitable<void> session::impl::expire_requests() {
 }
 
 // Passthrough needs only the envelope (kind, method, id); the whole document is built only when
-// something will read it: an inspector, or the session's own bookkeeping below.
+// something will read it: an inspector that says so, or the session's own bookkeeping below.
 bool session::impl::needs_document(const message& msg, direction from) const {
-  if (msg.has_document || !inspectors_.empty()) return true;
+  if (msg.has_document) return true;
+  for (const auto& next : inspectors_)
+    if (next->needs_document(msg, from)) return true;
   const auto is_listing = [](std::string_view method) {
     return method == "initialize" || list_kind_of_method(method).has_value();
   };

@@ -133,3 +133,41 @@ TEST_CASE("log excerpts cannot carry terminal escapes or broken UTF-8") {
     CHECK(log_excerpt("ab\xe2\x82\xac", 3) == "ab...");
   }
 }
+
+TEST_CASE("json_text reads members of validated text as the document holds them") {
+  const std::string text =
+      R"({"a" : 1, "s":"x\"y\\","o":{"k":[1,{"n":"]}"}],"k":"last"}, "arr":[ "p" , {"q":true} ,null],"e\u0041":2})";
+  const parse_outcome out = parse_message(R"({"jsonrpc":"2.0","id":7,"result":)" + text + "}", parse_limits{64, false});
+  REQUIRE(out.ok);
+  REQUIRE_FALSE(out.value.has_document);
+  const std::string bytes = R"({"jsonrpc":"2.0","id":7,"result":)" + text + "}";
+  const std::string_view result = out.value.result_text.in(bytes);
+  CHECK(result == text);
+  CHECK(out.value.params_text.size == 0);
+  CHECK(out.value.error_text.in(bytes).empty());
+  const json doc = json::parse(text);
+
+  CHECK(json_text::member(result, "a").value == "1");
+  CHECK(json_text::member(result, "missing").value.empty());
+  std::string storage;
+  const json_text::lookup s = json_text::member(result, "s");
+  CHECK(json_text::string_text(s.value, storage) == doc["s"].get<std::string>());
+  // A repeated key: the last one, as in the document.
+  const std::string_view o = json_text::member(result, "o").value;
+  CHECK(json_text::string_text(json_text::member(o, "k").value, storage) == "last");
+  // An escaped key ("eA") might be the one asked for: the lookup says it is unsure.
+  CHECK(json_text::member(result, "eA").unsure);
+  std::vector<std::string_view> elements;
+  CHECK(json_text::for_each_element(json_text::member(result, "arr").value, [&](std::string_view e) { elements.push_back(e); }));
+  CHECK(elements == std::vector<std::string_view>{R"("p")", R"({"q":true})", "null"});
+  for (const auto& [key, value] : doc.items()) {
+    const json_text::lookup found = json_text::member(result, key);
+    if (!found.unsure) CHECK(json::parse(found.value) == value);
+  }
+  CHECK_FALSE(json_text::for_each_element(result, [](std::string_view) {}));  // not an array
+  CHECK(json_text::member("[1,2]", "a").value.empty());                     // not an object
+  // A long string with non-ASCII text and escapes past the word-at-a-time part.
+  const std::string long_string = "\"" + std::string(100, 'x') + "\\u00e9\\\"" + "\xc3\xa9" + std::string(70, 'y') + "\"";
+  CHECK(json_text::value_end(long_string + ",1", 0) == long_string.size());
+  CHECK(json_text::string_text(long_string, storage) == json::parse(long_string).get<std::string>());
+}
