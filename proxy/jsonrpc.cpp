@@ -746,14 +746,7 @@ std::size_t value_end(std::string_view s, std::size_t at) {
   return i;
 }
 
-lookup member(std::string_view object, std::string_view key) {
-  lookup out;
-  for_each_member(object, [&](std::string_view name, std::string_view value) {
-    if (name == key) out.value = value;
-    else if (name.find('\\') != std::string_view::npos) out.unsure = true;
-  });
-  return out;
-}
+lookup member(std::string_view object, std::string_view key) { return members<1>(object, {key})[0]; }
 
 std::string_view string_text(std::string_view token, std::string& storage) {
   if (token.size() < 2) return {};

@@ -1,6 +1,7 @@
 #pragma once
 // JSON-RPC 2.0 envelopes as MCP uses them: classification of one framed message, ids as map keys,
 // and the error responses mcp-warden writes itself. Pure: no I/O.
+#include <array>
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -85,6 +86,9 @@ struct lookup {
   bool unsure = false;
 };
 lookup member(std::string_view object, std::string_view key);
+// Several members in one pass: out[i] is member(object, keys[i]).
+template <std::size_t N>
+std::array<lookup, N> members(std::string_view object, const std::array<std::string_view, N>& keys);
 
 // A string value's characters: a view of the text when it has no escape, else decoded into
 // `storage` (which the result then views).
@@ -128,6 +132,22 @@ bool for_each_element(std::string_view array, Fn&& fn) {
     i = detail::skip_space(array, i + 1);
   }
   return true;
+}
+template <std::size_t N>
+std::array<lookup, N> members(std::string_view object, const std::array<std::string_view, N>& keys) {
+  std::array<lookup, N> out{};
+  bool unsure = false;
+  for_each_member(object, [&](std::string_view name, std::string_view value) {
+    bool named = false;
+    for (std::size_t i = 0; i < N; ++i)
+      if (name == keys[i]) {
+        out[i].value = value;
+        named = true;
+      }
+    if (!named && name.find('\\') != std::string_view::npos) unsure = true;
+  });
+  for (auto& found : out) found.unsure = unsure;
+  return out;
 }
 }  // namespace json_text
 

@@ -440,16 +440,23 @@ bool collect_texts_from_text(std::string_view node, std::string_view method, std
     if (text.data() != storage.data()) return out.push_back(text);  // a view of the text itself
     out.push_back(decoded.emplace_back(std::move(storage)));
   };
-  const auto member = [&](std::string_view object, std::string_view key) {
-    const json_text::lookup found = json_text::member(object, key);
-    if (found.unsure) sure = false;
-    return found.value;
+  // The members asked for, each pass over an object finding all it needs.
+  const auto find = [&]<std::size_t N>(std::string_view object, const std::array<std::string_view, N>& keys) {
+    const auto found = json_text::members(object, keys);
+    std::array<std::string_view, N> values;
+    for (std::size_t i = 0; i < N; ++i) {
+      if (found[i].unsure) sure = false;
+      values[i] = found[i].value;
+    }
+    return values;
   };
+  const auto member = [&](std::string_view object, std::string_view key) { return find(object, std::array{key})[0]; };
   const auto content_item = [&](std::string_view c) {
     if (!json_text::is_object(c)) return;
-    if (const auto t = member(c, "text"); json_text::is_string(t)) text_of(t);
-    if (const auto r = member(c, "resource"); json_text::is_object(r))
-      if (const auto t = member(r, "text"); json_text::is_string(t)) text_of(t);
+    const auto [text, resource] = find(c, std::array<std::string_view, 2>{"text", "resource"});
+    if (json_text::is_string(text)) text_of(text);
+    if (json_text::is_object(resource))
+      if (const auto t = member(resource, "text"); json_text::is_string(t)) text_of(t);
   };
   // Every string under a value, objects' members in key order as the document keeps them.
   const auto walk = [&](std::string_view v, auto& self) -> void {
@@ -471,8 +478,9 @@ bool collect_texts_from_text(std::string_view node, std::string_view method, std
   };
   if (!json_text::is_object(node)) return true;
   if (method == "tools/call") {
-    json_text::for_each_element(member(node, "content"), content_item);
-    if (const auto s = member(node, "structuredContent"); !s.empty()) walk(s, walk);
+    const auto [content, structured] = find(node, std::array<std::string_view, 2>{"content", "structuredContent"});
+    json_text::for_each_element(content, content_item);
+    if (!structured.empty()) walk(structured, walk);
   } else if (method == "resources/read") {
     json_text::for_each_element(member(node, "contents"), content_item);
   } else if (method == "prompts/get") {

@@ -1,11 +1,56 @@
 // JSON-RPC classification on arbitrary bytes: never crashes; every accepted message is one of the
-// four kinds with the fields its kind implies; every refusal carries a JSON-RPC error code.
+// four kinds with the fields its kind implies; every refusal carries a JSON-RPC error code; what
+// json_text reads from an accepted message's text is what its document holds.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "proxy/jsonrpc.hpp"
+
+namespace {
+
+using nlohmann::json;
+using namespace warden::proxy;
+
+// What json_text reads of a value must be what the document holds: every member the lookup is
+// sure of, every element, every string's characters.
+void check_value(std::string_view text, const json& doc, int depth) {
+  if (json::parse(text) != doc) std::abort();
+  if (depth > 8) return;
+  if (doc.is_object()) {
+    for (const auto& [key, value] : doc.items()) {
+      const json_text::lookup found = json_text::member(text, key);
+      if (found.unsure) continue;
+      if (found.value.empty()) std::abort();
+      check_value(found.value, value, depth + 1);
+    }
+  } else if (doc.is_array()) {
+    std::size_t i = 0;
+    json_text::for_each_element(text, [&](std::string_view element) {
+      if (i >= doc.size()) std::abort();
+      check_value(element, doc[i++], depth + 1);
+    });
+    if (i != doc.size()) std::abort();
+  } else if (doc.is_string()) {
+    std::string storage;
+    if (json_text::string_text(text, storage) != doc.get_ref<const std::string&>()) std::abort();
+  }
+}
+
+void check_text_reads(const message& m, std::string_view bytes, const json& doc) {
+  const std::pair<const text_span*, const char*> members[] = {
+      {&m.params_text, "params"}, {&m.result_text, "result"}, {&m.error_text, "error"}};
+  for (const auto& [span, name] : members) {
+    const auto it = doc.find(name);
+    if ((span->size == 0) != (it == doc.end())) std::abort();
+    if (span->size) check_value(span->in(bytes), *it, 0);
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace warden::proxy;
@@ -44,6 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   envelope.document = false;
   parse_outcome fast = parse_message(input, envelope);
   if (fast.ok != out.ok) std::abort();
+  if (!fast.value.has_document) check_text_reads(fast.value, input, m.doc);
   load_document(fast.value, input);
   if (fast.value.doc.dump() != m.doc.dump()) std::abort();
   auto unsigned_count = [](const nlohmann::json& j, auto& self) -> std::size_t {
