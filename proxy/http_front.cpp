@@ -132,13 +132,29 @@ struct attachment {
   void notify() { wake.cancel(); }
 };
 
+// An event kept for Last-Event-ID, with the ids of the requests it answers.
+struct past_event {
+  std::uint64_t seq = 0;
+  event_text text;
+  std::vector<json> answers;
+};
+
 // One logical SSE stream: survives its HTTP connection so that Last-Event-ID can resume it.
 struct out_stream {
   std::string id;
   bool standalone = false;                 // the GET stream (or the legacy stream)
   std::set<std::string> awaiting;          // request ids still to be answered on it
-  std::deque<std::pair<std::uint64_t, event_text>> history;  // (seq, formatted event)
+  std::deque<past_event> history;
   std::size_t history_bytes = 0;
+  // Answers given up to the replay budget, by the seq of their event: a resumption that missed
+  // them gets an error for each instead, not a silent gap.
+  std::vector<std::pair<std::uint64_t, json>> lost_answers;
+  void forget_oldest() {
+    past_event& oldest = history.front();
+    history_bytes -= oldest.text->size();
+    for (auto& id : oldest.answers) lost_answers.emplace_back(oldest.seq, std::move(id));
+    history.pop_front();
+  }
   std::uint64_t seq = 0;
   std::shared_ptr<attachment> conn;
   bool finished = false;
@@ -227,6 +243,7 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
       parse_outcome parsed = parse_message(bytes, limits);
       std::shared_ptr<out_stream> target;
       bool answers = false;
+      std::vector<json> answered;
       message& msg = parsed.value;
       message& first = msg.kind == message_kind::batch && !msg.items.empty() ? msg.items.front() : msg;
       if (!parsed.ok) {
@@ -239,6 +256,7 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
           const std::string key = id_key(item.id);
           if (target) target->awaiting.erase(key);
           routes.erase(key);
+          if (!item.id.is_null()) answered.push_back(item.id);
         };
         if (msg.kind == message_kind::batch) {
           for (const auto& item : msg.items) forget(item);
@@ -275,22 +293,19 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
         }
         return;
       }
-      deliver(*target, bytes);
+      deliver(*target, bytes, std::move(answered));
       if (!target->standalone && target->awaiting.empty()) finish(*target);
     }
 
-    void deliver(out_stream& s, std::string_view bytes) {
+    void deliver(out_stream& s, std::string_view bytes, std::vector<json> answers = {}) {
       const std::uint64_t seq = ++s.seq;
       auto text = std::make_shared<const std::string>(
           kind == session_kind::legacy ? transports::format_sse_event(bytes, {}, "message")
                                        : transports::format_sse_event(bytes, s.id + "_" + std::to_string(seq), "message"));
       if (kind != session_kind::legacy) {
         s.history_bytes += text->size();
-        s.history.emplace_back(seq, text);
-        while (s.history_bytes > front.options_.replay_bytes && s.history.size() > 1) {
-          s.history_bytes -= s.history.front().second->size();
-          s.history.pop_front();
-        }
+        s.history.push_back({seq, text, std::move(answers)});
+        while (s.history_bytes > front.options_.replay_bytes && s.history.size() > 1) s.forget_oldest();
       }
       if (s.conn && !s.conn->closed) {
         if (s.conn->queued_bytes + text->size() > front.options_.stream_buffer_bytes) {
@@ -331,8 +346,7 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
         auto it = streams.find(finished_order[k]);
         if (it == streams.end() || it->second->history.empty()) continue;
         total -= it->second->history_bytes;
-        it->second->history.clear();
-        it->second->history_bytes = 0;
+        while (!it->second->history.empty()) it->second->forget_oldest();
       }
     }
 
@@ -890,11 +904,23 @@ asio::awaitable<bool> http_front::impl::handle_get(any_stream& stream, request_t
       } catch (const std::exception&) {
         after = 0;
       }
-      for (const auto& [seq, text] : out->history)
-        if (seq > after) {
-          conn->queued_bytes += text->size();
-          conn->queue.push_back(text);
-        }
+      // What the client missed, in order: kept events, and an error for each answer given up.
+      std::vector<std::pair<std::uint64_t, event_text>> missed;
+      for (const auto& [seq, id] : out->lost_answers)
+        if (seq > after)
+          missed.emplace_back(seq, std::make_shared<const std::string>(transports::format_sse_event(
+                                       jsonrpc_error_body(error_codes::limit_exceeded,
+                                                          "mcp-warden: this answer was dropped from the stream's "
+                                                          "replay buffer; send the request again",
+                                                          id),
+                                       out->id + "_" + std::to_string(seq), "message")));
+      for (const auto& past : out->history)
+        if (past.seq > after) missed.emplace_back(past.seq, past.text);
+      std::stable_sort(missed.begin(), missed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (auto& [seq, text] : missed) {
+        conn->queued_bytes += text->size();
+        conn->queue.push_back(std::move(text));
+      }
       if (out->conn) {
         out->conn->closed = true;
         out->conn->notify();
@@ -912,7 +938,7 @@ asio::awaitable<bool> http_front::impl::handle_get(any_stream& stream, request_t
       s->backlog.pop_front();
       s->backlog_bytes -= bytes.size();
       s->deliver(*out, bytes);  // no connection yet: lands in the history ...
-      const auto& text = out->history.back().second;
+      const auto& text = out->history.back().text;
       conn->queued_bytes += text->size();  // ... and in this connection's queue
       conn->queue.push_back(text);
     }

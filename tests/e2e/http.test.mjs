@@ -142,7 +142,7 @@ test('serve: HTTP validation answers with the right status codes', async () => {
   }
 });
 
-test('serve: Last-Event-ID replays finished answers, within one replay budget for all of them', async () => {
+test('serve: Last-Event-ID replays finished answers within one replay budget, and says which it gave up', async () => {
   const serve = await startServe(['--max-body-bytes', String(8 << 20)]);
   try {
     let session;
@@ -168,10 +168,18 @@ test('serve: Last-Event-ID replays finished answers, within one replay budget fo
       const r = await fetch(serve.url, { method: 'GET', headers: { ...headers(), 'Last-Event-ID': `${stream}_0` },
         signal: AbortSignal.timeout(5000) });
       assert.equal(r.status, 200);
-      return (await r.text()).match(/answer\d+:/)?.[0] ?? 'nothing';
+      const text = await r.text();
+      const answer = text.match(/answer\d+:/)?.[0];
+      if (answer) return answer;
+      const data = text.match(/^data: ?(.*)$/m)?.[1];
+      if (!data) return 'nothing';
+      const message = JSON.parse(data);
+      assert.match(message.error?.message ?? '', /send the request again/);
+      return `error ${message.id} ${message.error.code}`;
     };
-    // The oldest large answers gave theirs up; the small ones, which fit the budget, still replay.
-    assert.deepEqual(await Promise.all(streams.map(resume)), ['nothing', 'nothing', 'answer3:', 'answer4:']);
+    // The oldest large answers gave theirs up, and resuming their streams gets an error for each
+    // lost answer (not a silent gap); the small ones, which fit the budget, still replay.
+    assert.deepEqual(await Promise.all(streams.map(resume)), ['error 11 -32001', 'error 12 -32001', 'answer3:', 'answer4:']);
   } finally {
     await serve.stop();
   }
