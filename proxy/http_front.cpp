@@ -152,7 +152,7 @@ struct out_stream {
   void forget_oldest() {
     past_event& oldest = history.front();
     history_bytes -= oldest.text->size();
-    for (auto& id : oldest.answers) lost_answers.emplace_back(oldest.seq, std::move(id));
+    for (auto& request_id : oldest.answers) lost_answers.emplace_back(oldest.seq, std::move(request_id));
     history.pop_front();
   }
   std::uint64_t seq = 0;
