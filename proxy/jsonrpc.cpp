@@ -430,8 +430,8 @@ json token_value(std::string_view token) {
 }
 
 std::string token_string(std::string_view token) {
-  if (token.find('\\') == std::string_view::npos) return std::string(token.substr(1, token.size() - 2));
-  return json::parse(token).get<std::string>();
+  std::string storage;
+  return std::string(json_text::string_text(token, storage));
 }
 
 bool is_string_token(std::string_view token) { return !token.empty() && token.front() == '"'; }

@@ -362,7 +362,6 @@ void policy_inspector::apply_judgement(const pending& entry, const json& id, res
   }
 }
 
-
 void policy_inspector::record_pair(pending entry, answer_facts* answer, json extra) {
   if (!options_.audit) return;
   const auto latency = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - entry.started);
