@@ -337,8 +337,13 @@ void audit_log::rotate_if_needed() {
 
 void audit_log::record(json event) { record(audit_record::from_json(std::move(event))); }
 
-void audit_log::record(audit_record event) {
-  entry next{std::chrono::system_clock::now(), std::move(event)};
+void audit_log::record(audit_record event) { enqueue({std::chrono::system_clock::now(), std::move(event), nullptr}); }
+
+void audit_log::record(std::unique_ptr<deferred_record> event) {
+  enqueue({std::chrono::system_clock::now(), audit_record{}, std::move(event)});
+}
+
+void audit_log::enqueue(entry next) {
   bool wake = false;
   {
     std::lock_guard lock(mutex_);
@@ -392,9 +397,13 @@ void audit_log::writer_loop() {
 }
 
 void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
-  // Off the lock: timestamps and redaction (the expensive part).
+  // Off the lock: building deferred records, timestamps and redaction (the expensive part).
   for (auto& item : batch) {
     try {
+      if (item.deferred) {
+        item.event = std::move(*item.deferred).build();
+        item.deferred.reset();
+      }
       item.event.redact_and_cap(options_);
     } catch (...) {
       const std::string name = item.event.event_name();

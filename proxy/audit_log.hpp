@@ -89,6 +89,15 @@ class audit_record {
   std::vector<member> members_;
 };
 
+// An event whose record is built on the writer thread. The relay thread hands over what it already
+// holds (moved, not copied); turning it into members, like redaction, is then the writer's work,
+// so a busy relay spends as little as possible per recorded call.
+class deferred_record {
+ public:
+  virtual ~deferred_record() = default;
+  virtual audit_record build() && = 0;
+};
+
 struct audit_stats {
   std::uint64_t written = 0;
   std::uint64_t dropped = 0;
@@ -107,6 +116,7 @@ class audit_log {
   // blocks on I/O.
   void record(nlohmann::json event);
   void record(audit_record event);
+  void record(std::unique_ptr<deferred_record> event);
   // Writes everything queued, syncs, stops the writer. Idempotent.
   void close();
   audit_stats stats() const;
@@ -116,7 +126,9 @@ class audit_log {
   struct entry {
     std::chrono::system_clock::time_point when;
     audit_record event;
+    std::unique_ptr<deferred_record> deferred;  // when set, `event` is built from it by the writer
   };
+  void enqueue(entry next);
   result<bool> open_file();
   void writer_loop();
   void write_batch(std::vector<entry>& batch, std::uint64_t dropped);

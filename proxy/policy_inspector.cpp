@@ -48,7 +48,9 @@ bool judged_from_text(std::string_view method) {
 }  // namespace
 
 policy_inspector::policy_inspector(policy_inspector_options options)
-    : options_(std::move(options)), engine_(options_.rules, options_.mode) {}
+    : options_(std::move(options)),
+      session_id_(std::make_shared<const std::string>(options_.session_id)),
+      engine_(options_.rules, options_.mode) {}
 
 result<std::unique_ptr<policy_inspector>> policy_inspector::create(policy_inspector_options options) {
   std::unique_ptr<policy_inspector> self(new policy_inspector(std::move(options)));
@@ -285,7 +287,7 @@ std::optional<verdict> policy_inspector::answer_from_text(pending& entry, const 
     facts.has_error = true;
     facts.error = parse_document(error);
   }
-  json extra = json::object();
+  json extra;  // an object once something is added
   verdict outcome = verdict::forward();
   if (judged) apply_judgement(entry, msg.id, std::move(*judged), facts.is_error, extra, outcome);
   record_pair(std::move(entry), &facts, std::move(extra));
@@ -362,38 +364,60 @@ void policy_inspector::apply_judgement(const pending& entry, const json& id, res
   }
 }
 
+struct policy_inspector::pair_record final : deferred_record {
+  pending entry;
+  std::optional<answer_facts> answer;  // none: the request was not forwarded
+  json extra;
+  std::int64_t latency_us = 0;
+  config::mode mode = config::mode::audit;
+  bool enforcing = false;
+  std::shared_ptr<const std::string> session;
+
+  audit_record build() && override {
+    audit_record event;
+    const bool call = entry.method == "tools/call";
+    event.text("event", call ? "call" : "request", false);
+    event.value("id", std::move(entry.id), true);
+    event.number("latency_us", latency_us);
+    if (!entry.tool.empty()) event.text(entry.method == "resources/read" ? "uri" : call ? "tool" : "name", std::move(entry.tool), true);
+    if (call) event.value("arguments", std::move(entry.arguments), true);
+    if (entry.decided) {
+      event.text("decision", std::string(config::to_string(entry.decision.what)), false);
+      event.text("reason", std::move(entry.decision.reason), true);
+      event.value("rules", rules_json(entry.decision.rules), true);
+      if (!entry.decision.secrets.empty()) event.value("secrets", std::move(entry.decision.secrets), true);
+      if (!enforcing) event.flag("enforced", false);
+    }
+    if (!entry.asked.empty()) event.text("asked", std::move(entry.asked), true);
+    if (answer) {
+      event.count("result_bytes", answer->bytes);
+      if (answer->has_error) event.value("error", std::move(answer->error), true);
+      else if (answer->is_error) event.flag("is_error", true);
+    } else {
+      event.flag("forwarded", false);
+    }
+    event.text("mode", std::string(config::to_string(mode)), false);
+    event.text("method", std::move(entry.method), true);
+    if (extra.is_object())
+      for (auto& [key, value] : extra.get_ref<json::object_t&>()) event.value(key, std::move(value), true);
+    event.text("session", *session, false);
+    return event;
+  }
+};
+
 void policy_inspector::record_pair(pending entry, answer_facts* answer, json extra) {
   if (!options_.audit) return;
-  const auto latency = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - entry.started);
-  // Members rather than a document, moving what the entry no longer needs: a record per relayed
-  // call. The writer thread sorts, redacts and caps them.
-  audit_record event;
-  const bool call = entry.method == "tools/call";
-  event.text("event", call ? "call" : "request", false);
-  event.value("id", std::move(entry.id), true);
-  event.number("latency_us", latency.count());
-  if (!entry.tool.empty()) event.text(entry.method == "resources/read" ? "uri" : call ? "tool" : "name", std::move(entry.tool), true);
-  if (call) event.value("arguments", std::move(entry.arguments), true);
-  if (entry.decided) {
-    event.text("decision", std::string(config::to_string(entry.decision.what)), false);
-    event.text("reason", std::move(entry.decision.reason), true);
-    event.value("rules", rules_json(entry.decision.rules), true);
-    if (!entry.decision.secrets.empty()) event.value("secrets", std::move(entry.decision.secrets), true);
-    if (!engine_.enforcing()) event.flag("enforced", false);
-  }
-  if (!entry.asked.empty()) event.text("asked", std::move(entry.asked), true);
-  if (answer) {
-    event.count("result_bytes", answer->bytes);
-    if (answer->has_error) event.value("error", std::move(answer->error), true);
-    else if (answer->is_error) event.flag("is_error", true);
-  } else {
-    event.flag("forwarded", false);
-  }
-  event.text("mode", std::string(config::to_string(engine_.mode())), false);
-  event.text("method", std::move(entry.method), true);
-  if (extra.is_object())
-    for (auto& [key, value] : extra.get_ref<json::object_t&>()) event.value(key, std::move(value), true);
-  audit(std::move(event));
+  // One record per relayed call: the relay only moves what it holds into the queue, the writer
+  // thread builds, sorts, redacts and caps the members.
+  auto record = std::make_unique<pair_record>();
+  record->latency_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - entry.started).count();
+  record->entry = std::move(entry);
+  if (answer) record->answer = std::move(*answer);
+  record->extra = std::move(extra);
+  record->mode = engine_.mode();
+  record->enforcing = engine_.enforcing();
+  record->session = session_id_;
+  options_.audit->record(std::move(record));
 }
 
 void policy_inspector::surface_changed(const analysis::server_surface& surface, bool complete) {

@@ -63,6 +63,7 @@ class policy_inspector : public inspector {
     nlohmann::json error;
     bool is_error = false;    // a result with isError: true
   };
+  struct pair_record;  // the audit record of a pending entry, built on the audit writer's thread
   static pending new_entry(const message& msg);
   // A tools/call without its document: nullopt when the text walk cannot be sure (see json_text).
   std::optional<verdict> call_from_text(const message& msg, std::string_view raw);
@@ -83,6 +84,7 @@ class policy_inspector : public inspector {
   void save_pending(const std::string& server_name, const std::vector<config::pinned_item>& items);
 
   policy_inspector_options options_;
+  std::shared_ptr<const std::string> session_id_;  // shared with the pair records in the audit queue
   policy_engine engine_;
   config::lockfile lock_;
   std::string server_name_;

@@ -7,6 +7,7 @@
 #include <random>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "config/digest.hpp"
 #include "proxy/jsonrpc.hpp"
@@ -317,4 +318,53 @@ TEST_CASE("a call record written through the policy inspector: peer values redac
     CHECK(c.body["secrets"] == json::array({"aws-access-key-id"}));
   }
   CHECK(calls == 1);
+}
+
+namespace {
+// A record the writer thread builds; `fail` makes building throw, as an allocation failure would.
+struct built_on_writer final : deferred_record {
+  int number = 0;
+  bool fail = false;
+  std::thread::id* built_by = nullptr;
+  audit_record build() && override {
+    if (built_by) *built_by = std::this_thread::get_id();
+    if (fail) throw std::runtime_error("cannot build");
+    audit_record event;
+    event.text("event", "deferred", false).count("n", static_cast<std::uint64_t>(number)).text("note", "AKIAIOSFODNN7EXAMPLE", true);
+    return event;
+  }
+};
+}  // namespace
+
+TEST_CASE("a deferred record is built and redacted on the writer; one that cannot be built keeps its place in the chain") {
+  temp_log t;
+  auto log = audit_log::open(redacting(t));
+  REQUIRE(log);
+  std::thread::id builder;
+  for (int i = 0; i < 3; ++i) {
+    auto event = std::make_unique<built_on_writer>();
+    event->number = i;
+    event->fail = i == 1;
+    event->built_by = i == 0 ? &builder : nullptr;
+    (*log)->record(std::move(event));
+  }
+  (*log)->close();
+  CHECK(builder != std::thread::id{});
+  CHECK(builder != std::this_thread::get_id());
+  const auto lines = read_lines(t.path);
+  REQUIRE(lines.size() == 3);
+  std::vector<json> bodies;
+  for (const auto& line : lines) {
+    const auto c = check_record(line);
+    REQUIRE(c.ok);
+    bodies.push_back(c.body);
+  }
+  CHECK(bodies[0]["event"] == "deferred");
+  CHECK(bodies[0]["n"] == 0);
+  CHECK(bodies[0]["note"] == "[REDACTED:aws-access-key-id]");
+  CHECK(bodies[1]["event"] == "unknown");
+  CHECK(bodies[1]["redaction_failed"] == true);
+  CHECK(bodies[2]["n"] == 2);
+  CHECK((*log)->stats().written == 3);
+  CHECK(verify_log(t.path).ok);
 }
