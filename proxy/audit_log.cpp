@@ -178,11 +178,16 @@ std::string audit_record::canonical_text() const {
   // Sorted by key (an insertion sort of pointers: a record has a few dozen members at most, and
   // moving the members themselves cost more than writing them); it is stable, so of members with
   // equal keys the one added last comes last and is the one written.
+  // Keys nearly always differ in their first byte: compared there before the full comparison.
+  const auto before = [](const std::string& a, const std::string& b) {
+    if (!a.empty() && !b.empty() && a[0] != b[0]) return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
+    return a < b;
+  };
   std::vector<const member*> order;
   order.reserve(members_.size());
   for (const auto& m : members_) {
     auto at = order.end();
-    while (at != order.begin() && m.key < (*(at - 1))->key) --at;
+    while (at != order.begin() && before(m.key, (*(at - 1))->key)) --at;
     order.insert(at, &m);
   }
   std::string out;
