@@ -1,11 +1,13 @@
 #pragma once
 // JSON-RPC 2.0 envelopes as MCP uses them: classification of one framed message, ids as map keys,
 // and the error responses mcp-warden writes itself. Pure: no I/O.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace warden::proxy {
@@ -94,6 +96,13 @@ std::array<lookup, N> members(std::string_view object, const std::array<std::str
 // `storage` (which the result then views).
 std::string_view string_text(std::string_view token, std::string& storage);
 
+// Calls fn(token) for every string value under `value` (the quoted token: string_text decodes
+// it), in the order the document keeps them: an object's members by key, of a repeated key only
+// the last. Stops and returns false at a key that holds an escape, whose place in that order the
+// text cannot tell.
+template <class Fn>
+bool for_each_string_token(std::string_view value, Fn&& fn);
+
 namespace detail {
 inline std::size_t skip_space(std::string_view s, std::size_t i) {
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
@@ -148,6 +157,31 @@ std::array<lookup, N> members(std::string_view object, const std::array<std::str
   });
   for (auto& found : out) found.unsure = unsure;
   return out;
+}
+
+template <class Fn>
+bool for_each_string_token(std::string_view value, Fn&& fn) {
+  if (is_string(value)) {
+    fn(value);
+    return true;
+  }
+  bool sure = true;
+  if (is_array(value)) {
+    for_each_element(value, [&](std::string_view element) { sure = sure && for_each_string_token(element, fn); });
+    return sure;
+  }
+  std::vector<std::pair<std::string_view, std::string_view>> members;
+  for_each_member(value, [&](std::string_view key, std::string_view member) {
+    if (key.find('\\') != std::string_view::npos) sure = false;
+    members.emplace_back(key, member);
+  });
+  if (!sure) return false;
+  // Raw keys without escapes compare as the decoded keys do. Stable: a repeated key's last value
+  // ends its run.
+  std::stable_sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t i = 0; i < members.size() && sure; ++i)
+    if (i + 1 == members.size() || members[i + 1].first != members[i].first) sure = for_each_string_token(members[i].second, fn);
+  return sure;
 }
 }  // namespace json_text
 

@@ -264,7 +264,35 @@ std::string check_value(const config::argument_constraint& c, const json& value,
 
 }  // namespace
 
-call_decision policy_engine::decide_call(std::string_view tool, const json& arguments, clock::time_point now) {
+call_arguments call_arguments::from_text(std::string_view text) {
+  call_arguments out;
+  out.text_.assign(text);
+  return out;
+}
+
+const json& call_arguments::document() const {
+  if (!document_) document_ = text_.empty() ? json::object() : parse_document(text_);
+  return *document_;
+}
+
+json call_arguments::take_document() && {
+  if (!document_) return text_.empty() ? json::object() : parse_document(text_);
+  return std::move(*document_);
+}
+
+std::vector<std::string> call_arguments::secret_kinds(bool generic) const {
+  if (document_) return secret_kinds_in(*document_, generic);
+  std::vector<std::string> kinds;
+  if (text_.empty()) return kinds;
+  std::string storage;
+  const bool sure = json_text::for_each_string_token(text_, [&](std::string_view token) {
+    for (const auto& hit : find_secrets(json_text::string_text(token, storage), generic))
+      if (std::find(kinds.begin(), kinds.end(), hit.kind) == kinds.end()) kinds.emplace_back(hit.kind);
+  });
+  return sure ? kinds : secret_kinds_in(document(), generic);
+}
+
+call_decision policy_engine::decide_call(std::string_view tool, const call_arguments& call_args, clock::time_point now) {
   call_decision d;
   d.what = action::allow;
 
@@ -304,7 +332,9 @@ call_decision policy_engine::decide_call(std::string_view tool, const json& argu
   if (base == action::ask) d.ask_text = rule && !rule->reason.empty() ? rule->reason : "the policy asks for confirmation";
 
   if (rule) {
+    const json* parsed = rule->arguments.empty() ? nullptr : &call_args.document();
     for (const auto& c : rule->arguments) {
+      const json& arguments = *parsed;
       const json* value = nullptr;
       json pointed;
       if (!c.name.empty() && c.name.front() == '/') {
@@ -345,7 +375,7 @@ call_decision policy_engine::decide_call(std::string_view tool, const json& argu
   const bool sink = roles & config::role_bit(config::role::external_sink);
   const bool destructive = roles & config::role_bit(config::role::destructive);
 
-  d.secrets = secret_kinds_in(arguments, true);
+  d.secrets = call_args.secret_kinds(true);
   if (!d.secrets.empty()) {
     std::string kinds;
     for (const auto& k : d.secrets) kinds += (kinds.empty() ? "" : ", ") + k;
@@ -459,28 +489,14 @@ bool collect_texts_from_text(std::string_view node, std::string_view method, std
       if (const auto t = member(resource, "text"); json_text::is_string(t)) text_of(t);
   };
   // Every string under a value, objects' members in key order as the document keeps them.
-  const auto walk = [&](std::string_view v, auto& self) -> void {
-    if (!sure) return;
-    if (json_text::is_string(v)) return text_of(v);
-    if (json_text::is_array(v)) {
-      json_text::for_each_element(v, [&](std::string_view e) { self(e, self); });
-      return;
-    }
-    std::vector<std::pair<std::string_view, std::string_view>> members;
-    json_text::for_each_member(v, [&](std::string_view key, std::string_view value) {
-      if (key.find('\\') != std::string_view::npos) sure = false;
-      members.emplace_back(key, value);
-    });
-    // A repeated key keeps its last value: stable order, then the last of each run.
-    std::stable_sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (std::size_t i = 0; i < members.size(); ++i)
-      if (i + 1 == members.size() || members[i + 1].first != members[i].first) self(members[i].second, self);
+  const auto walk = [&](std::string_view v) {
+    if (sure && !json_text::for_each_string_token(v, text_of)) sure = false;
   };
   if (!json_text::is_object(node)) return true;
   if (method == "tools/call") {
     const auto [content, structured] = find(node, std::array<std::string_view, 2>{"content", "structuredContent"});
     json_text::for_each_element(content, content_item);
-    if (!structured.empty()) walk(structured, walk);
+    if (!structured.empty()) walk(structured);
   } else if (method == "resources/read") {
     json_text::for_each_element(member(node, "contents"), content_item);
   } else if (method == "prompts/get") {

@@ -38,6 +38,27 @@ struct result_judgement {
   bool changed = false;             // replacement differs from the original (sanitised or redacted)
 };
 
+// A tools/call's arguments: the client's JSON text, or a document. The policy searches the text
+// for credentials and builds the document only when a rule needs it; otherwise the audit record
+// parses its copy on the audit writer's thread, off the relay.
+class call_arguments {
+ public:
+  call_arguments() = default;  // none: an empty object
+  call_arguments(nlohmann::json document) : document_(std::move(document)) {}  // NOLINT: implicit, a document is one
+  // One JSON value, already validated (a slice of an accepted message).
+  static call_arguments from_text(std::string_view text);
+
+  // Parsed from the text on first use.
+  const nlohmann::json& document() const;
+  nlohmann::json take_document() &&;
+  // Credential kinds in the string values, in the document's order (secret_kinds_in).
+  std::vector<std::string> secret_kinds(bool generic) const;
+
+ private:
+  std::string text_;                              // "" when there is none, or a document
+  mutable std::optional<nlohmann::json> document_;
+};
+
 // The kinds of listed items the surface rules cover.
 enum class item_kind { tool, prompt, resource, resource_template };
 std::string_view to_string(item_kind kind) noexcept;
@@ -70,7 +91,7 @@ class policy_engine {
   nlohmann::json filter_listing(item_kind kind, const nlohmann::json& result, std::vector<std::string>& removed) const;
 
   // --- calls ---
-  call_decision decide_call(std::string_view tool, const nlohmann::json& arguments, clock::time_point now);
+  call_decision decide_call(std::string_view tool, const call_arguments& arguments, clock::time_point now);
   // A tools/call result came back: updates the session's flow state.
   void note_call_result(std::string_view tool, bool is_error);
   // Refusal for prompts/get and resources/read of hidden items ("" when allowed).

@@ -128,7 +128,7 @@ std::optional<verdict> policy_inspector::call_from_text(const message& msg, std:
   if (!plain || !json_text::is_string(name)) return std::nullopt;
   std::string storage;
   std::string tool(json_text::string_text(name, storage));
-  return decide_tool_call(msg, new_entry(msg), std::move(tool), arguments.empty() ? json::object() : parse_document(arguments));
+  return decide_tool_call(msg, new_entry(msg), std::move(tool), arguments.empty() ? call_arguments() : call_arguments::from_text(arguments));
 }
 
 verdict policy_inspector::on_client_request(const message& msg, const json& doc) {
@@ -178,7 +178,7 @@ verdict policy_inspector::on_client_request(const message& msg, const json& doc)
   return verdict::forward();
 }
 
-verdict policy_inspector::decide_tool_call(const message& msg, pending entry, std::string tool, json arguments) {
+verdict policy_inspector::decide_tool_call(const message& msg, pending entry, std::string tool, call_arguments arguments) {
   entry.tool = std::move(tool);
   entry.arguments = std::move(arguments);
   entry.decision = engine_.decide_call(entry.tool, entry.arguments, entry.started);
@@ -210,7 +210,7 @@ verdict policy_inspector::ask_user(const message& msg, pending& entry) {
     pending_.erase(key);
     return deny_call(msg.id);
   }
-  json shown = entry.arguments;
+  json shown = entry.arguments.document();
   redact_json(shown, true);
   cap_json(shown, 200, 4);
   std::string text = "mcp-warden asks: allow the tool '" + entry.tool + "'";
@@ -380,7 +380,7 @@ struct policy_inspector::pair_record final : deferred_record {
     event.value("id", std::move(entry.id), true);
     event.number("latency_us", latency_us);
     if (!entry.tool.empty()) event.text(entry.method == "resources/read" ? "uri" : call ? "tool" : "name", std::move(entry.tool), true);
-    if (call) event.value("arguments", std::move(entry.arguments), true);
+    if (call) event.value("arguments", std::move(entry.arguments).take_document(), true);
     if (entry.decided) {
       event.text("decision", std::string(config::to_string(entry.decision.what)), false);
       event.text("reason", std::move(entry.decision.reason), true);

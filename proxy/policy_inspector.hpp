@@ -50,7 +50,7 @@ class policy_inspector : public inspector {
     std::string method;
     std::string tool;
     nlohmann::json id;
-    nlohmann::json arguments;
+    call_arguments arguments;   // tools/call
     call_decision decision;
     bool decided = false;       // a tools/call that went through decide_call
     std::string asked;          // "", or the user's answer: accept / decline / cancel / timeout / no-elicitation
@@ -68,7 +68,7 @@ class policy_inspector : public inspector {
   // A tools/call without its document: nullopt when the text walk cannot be sure (see json_text).
   std::optional<verdict> call_from_text(const message& msg, std::string_view raw);
   verdict on_client_request(const message& msg, const nlohmann::json& doc);
-  verdict decide_tool_call(const message& msg, pending entry, std::string tool, nlohmann::json arguments);
+  verdict decide_tool_call(const message& msg, pending entry, std::string tool, call_arguments arguments);
   verdict on_server_response(const message& msg, const message_context& context);
   // The answer to a call, read or get without its document: nullopt (entry untouched) when it
   // must be judged as a document.

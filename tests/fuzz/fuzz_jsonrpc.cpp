@@ -1,12 +1,13 @@
 // JSON-RPC classification on arbitrary bytes: never crashes; every accepted message is one of the
 // four kinds with the fields its kind implies; every refusal carries a JSON-RPC error code; what
-// json_text reads from an accepted message's text is what its document holds.
+// json_text reads from an accepted message's text is what its document holds, strings in its order.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "proxy/jsonrpc.hpp"
 
@@ -40,13 +41,31 @@ void check_value(std::string_view text, const json& doc, int depth) {
   }
 }
 
+// The strings for_each_string_token reads, when it is sure, are the document's, in its order.
+void check_string_order(std::string_view text, const json& doc) {
+  std::vector<std::string> from_doc, from_text;
+  const auto walk = [&](const json& v, auto& self) -> void {
+    if (v.is_string()) from_doc.push_back(v.get<std::string>());
+    else if (v.is_structured())
+      for (const auto& child : v) self(child, self);
+  };
+  walk(doc, walk);
+  std::string storage;
+  const bool sure = json_text::for_each_string_token(
+      text, [&](std::string_view token) { from_text.emplace_back(json_text::string_text(token, storage)); });
+  if (sure && from_text != from_doc) std::abort();
+}
+
 void check_text_reads(const message& m, std::string_view bytes, const json& doc) {
   const std::pair<const text_span*, const char*> members[] = {
       {&m.params_text, "params"}, {&m.result_text, "result"}, {&m.error_text, "error"}};
   for (const auto& [span, name] : members) {
     const auto it = doc.find(name);
     if ((span->size == 0) != (it == doc.end())) std::abort();
-    if (span->size) check_value(span->in(bytes), *it, 0);
+    if (span->size) {
+      check_value(span->in(bytes), *it, 0);
+      check_string_order(span->in(bytes), *it);
+    }
   }
 }
 

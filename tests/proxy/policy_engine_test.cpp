@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "proxy/runtime_text.hpp"
+
 using namespace warden;
 using namespace warden::proxy;
 using config::action;
@@ -117,6 +119,43 @@ TEST_CASE("secrets in arguments: blocked from sinks when the policy says so, rec
     CHECK(d.reason == "credential in the arguments (aws-access-key-id) to an external sink");
     CHECK(e.decide_call("local_note", args, t0).what == action::allow);
   }
+}
+
+// Arguments read from the client's text (a tools/call without its document) must decide as the
+// document does: same kinds, in the document's order, including escaped strings, repeated keys
+// (the last one counts) and escaped keys (the document decides those).
+TEST_CASE("secrets in arguments read from their text agree with the document") {
+  const std::string aws = "AKIAIOSFODNN7EXAMPLE";
+  const std::string github = "ghp_" + std::string("aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5");
+  const std::vector<std::string> texts = {
+      R"({})",
+      R"({"body":"nothing here"})",
+      R"({"z":")" + aws + R"(","a":[")" + github + R"("]})",
+      R"({"a":")" + aws + R"(","a":"plain"})",
+      R"({"a":"plain","a":")" + github + R"("})",
+      R"({"k":"AKIAIOSFODNN7EXAMPLE"})",
+      R"({"ba":")" + github + R"(","a":")" + aws + R"("})",
+      R"(["x",{"n":{"deep":"token=)" + aws + R"("}}])",
+      R"("password=Sup3rS3cretValue!")",
+      R"(42)",
+  };
+  policy_engine e(parse(R"({"secrets":{"arguments":"deny"},"roles":{"send_*":["external_sink"]}})"), config::mode::enforce);
+  for (const auto& text : texts) {
+    CAPTURE(text);
+    const json doc = json::parse(text);
+    const call_arguments from_text = call_arguments::from_text(text);
+    CHECK(from_text.secret_kinds(true) == secret_kinds_in(doc, true));
+    CHECK(from_text.secret_kinds(false) == secret_kinds_in(doc, false));
+    const auto by_text = e.decide_call("send_email", from_text, t0);
+    const auto by_doc = e.decide_call("send_email", doc, t0);
+    CHECK(by_text.what == by_doc.what);
+    CHECK(by_text.reason == by_doc.reason);
+    CHECK(by_text.secrets == by_doc.secrets);
+    CHECK(from_text.document() == doc);
+    CHECK(call_arguments::from_text(text).take_document() == doc);
+  }
+  CHECK(call_arguments().document() == json::object());
+  CHECK(call_arguments::from_text(texts[2]).secret_kinds(true) == std::vector<std::string>{"github-token", "aws-access-key-id"});
 }
 
 TEST_CASE("session flows: untrusted content then a sink or destructive call") {
