@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <deque>
+#include <list>
 #include <optional>
 
 #include "analysis/catalogue.hpp"
@@ -459,10 +460,12 @@ bool is_ansi_rule(std::string_view id) {
 namespace {
 
 // The same texts as collect_texts, read from the result's JSON text (see json_text). Escaped
-// strings are decoded into `decoded` (a deque: views of its strings stay valid as it grows).
+// strings are decoded into `decoded` (a list: views of its strings stay valid as it grows, and an
+// empty one allocates nothing, unlike a deque).
 // False when the walk cannot be sure to see what the document would: an escaped key.
+// With `is_error`, a tools/call result's "isError" member is read in the same pass as its content.
 bool collect_texts_from_text(std::string_view node, std::string_view method, std::vector<std::string_view>& out,
-                             std::deque<std::string>& decoded) {
+                             std::list<std::string>& decoded, json_text::lookup* is_error) {
   bool sure = true;
   const auto text_of = [&](std::string_view token) {
     std::string storage;
@@ -494,7 +497,10 @@ bool collect_texts_from_text(std::string_view node, std::string_view method, std
   };
   if (!json_text::is_object(node)) return true;
   if (method == "tools/call") {
-    const auto [content, structured] = find(node, std::array<std::string_view, 2>{"content", "structuredContent"});
+    const auto found = json_text::members(node, std::array<std::string_view, 3>{"content", "structuredContent", "isError"});
+    if (found[0].unsure) sure = false;
+    if (is_error) *is_error = found[2];
+    const std::string_view content = found[0].value, structured = found[1].value;
     json_text::for_each_element(content, content_item);
     if (!structured.empty()) walk(structured);
   } else if (method == "resources/read") {
@@ -608,13 +614,16 @@ result_judgement policy_engine::judge_result(std::string_view method, const json
   return j;
 }
 
-std::optional<result_judgement> policy_engine::judge_result_text(std::string_view method, std::string_view result) const {
+std::optional<result_judgement> policy_engine::judge_result_text(std::string_view method, std::string_view result,
+                                                                 json_text::lookup* is_error) const {
   result_judgement j;
   const auto& r = policy_.results;
+  // A tools/call result's isError comes with its content; any other result's is looked up alone.
+  if (is_error && (method != "tools/call" || !json_text::is_object(result))) *is_error = json_text::member(result, "isError");
   if ((method == "resources/read" && !r.scan_resources) || (method == "prompts/get" && !r.scan_prompts)) return j;
   std::vector<std::string_view> texts;
-  std::deque<std::string> decoded;
-  if (!collect_texts_from_text(result, method, texts, decoded)) return std::nullopt;
+  std::list<std::string> decoded;
+  if (!collect_texts_from_text(result, method, texts, decoded, is_error)) return std::nullopt;
   const text_findings found = judge_texts(policy_, texts, j);
   if (found.block) {
     withhold(j);

@@ -20,6 +20,10 @@
 
 namespace warden::proxy {
 
+namespace json_text {
+struct lookup;
+}
+
 struct call_decision {
   config::action what = config::action::allow;
   std::string reason;               // precise, for the audit log (never shown to the model)
@@ -102,7 +106,10 @@ class policy_engine {
   // The same judgement read from the result's JSON text (see json_text), for the common case where
   // nothing must be rewritten; nullopt when it must be judged as a document: a text to sanitise
   // or redact, or an escaped key the text walk cannot be sure of.
-  std::optional<result_judgement> judge_result_text(std::string_view method, std::string_view result) const;
+  // With `is_error`, also the result's "isError" member (as json_text::member reads it), found in
+  // the same pass over a tools/call result; filled whenever a judgement is returned.
+  std::optional<result_judgement> judge_result_text(std::string_view method, std::string_view result,
+                                                    json_text::lookup* is_error = nullptr) const;
 
   config::role_set roles_of(std::string_view tool) const;
   bool saw_untrusted() const noexcept { return !untrusted_source_.empty(); }

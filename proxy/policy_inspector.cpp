@@ -276,12 +276,12 @@ std::optional<verdict> policy_inspector::answer_from_text(pending& entry, const 
   facts.bytes = raw.size();
   std::optional<result_judgement> judged;
   if (const std::string_view result = msg.result_text.in(raw); !result.empty()) {
-    const json_text::lookup is_error = json_text::member(result, "isError");
+    json_text::lookup is_error;
+    judged = engine_.judge_result_text(entry.method, result, &is_error);
+    if (!judged) return std::nullopt;
     if (is_error.unsure || (!is_error.value.empty() && is_error.value != "true" && is_error.value != "false"))
       return std::nullopt;  // the document path reads it (and fails as it does)
     facts.is_error = is_error.value == "true";
-    judged = engine_.judge_result_text(entry.method, result);
-    if (!judged) return std::nullopt;
   }
   if (const std::string_view error = msg.error_text.in(raw); !error.empty()) {
     facts.has_error = true;

@@ -1,5 +1,6 @@
 // Results judged from their text (the policy path's fast way) on arbitrary bytes: never crashes,
-// and whenever the text path decides, it decides exactly as judging the document does.
+// and whenever the text path decides, it decides exactly as judging the document does (and reads
+// isError as a lookup of its own would).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -21,8 +22,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                             std::string(reinterpret_cast<const char*>(data + 1), size - 1) + "}";
   message m = parse_message(bytes, parse_limits{64, false}).value;
   if (m.has_document || m.kind != message_kind::response || m.result_text.size == 0) return 0;
-  const auto quick = engine.judge_result_text(method, m.result_text.in(bytes));
+  json_text::lookup is_error;
+  const auto quick = engine.judge_result_text(method, m.result_text.in(bytes), &is_error);
   if (!quick) return 0;
+  // isError, read in the same pass as the content, is what a lookup of its own finds.
+  const json_text::lookup alone = json_text::member(m.result_text.in(bytes), "isError");
+  if (is_error.value != alone.value || is_error.unsure != alone.unsure) std::abort();
   load_document(m, bytes);
   const result_judgement whole = engine.judge_result(method, m.doc["result"]);
   if (quick->what != whole.what || quick->rules != whole.rules || quick->reason != whole.reason ||

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "proxy/jsonrpc.hpp"
 #include "proxy/runtime_text.hpp"
 
 using namespace warden;
@@ -270,8 +271,10 @@ TEST_CASE("results judged from their text agree with the document, and defer wha
   for (const auto& x : examples) {
     CAPTURE(x.result);
     const result_judgement whole = e.judge_result(x.method, json::parse(x.result));
-    const std::optional<result_judgement> quick = e.judge_result_text(x.method, x.result);
+    json_text::lookup is_error;
+    const std::optional<result_judgement> quick = e.judge_result_text(x.method, x.result, &is_error);
     CHECK(quick.has_value() == x.from_text);
+    if (quick) CHECK(is_error.value == json_text::member(x.result, "isError").value);
     if (!quick) {
       CHECK((whole.changed || whole.rules.empty() == false || x.result.find("\\u0074") != std::string_view::npos));
       continue;
@@ -282,6 +285,11 @@ TEST_CASE("results judged from their text agree with the document, and defer wha
     CHECK(quick->changed == whole.changed);
     CHECK(quick->replacement == whole.replacement);
   }
+  json_text::lookup is_error;
+  REQUIRE(e.judge_result_text("tools/call", examples[0].result, &is_error));
+  CHECK(is_error.value == "false");
+  REQUIRE(e.judge_result_text("resources/read", R"({"contents":[],"isError":true})", &is_error));
+  CHECK(is_error.value == "true");
   // The structured-content example is one the text path blocks by itself.
   CHECK(e.judge_result_text("tools/call", examples[2].result)->what == result_judgement::outcome::blocked);
 }
