@@ -351,9 +351,16 @@ void audit_log::record(std::unique_ptr<deferred_record> event) {
 void audit_log::enqueue(entry next) {
   bool wake = false;
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     if (stopping_ && !writer_.joinable()) return;
-    if (queue_.size() >= options_.queue_capacity) {
+    const auto full = [&] { return queue_.size() >= options_.queue_capacity; };
+    if (full() && !writer_stalled_ && !stopping_ && options_.full_wait.count() > 0) {
+      // Back-pressure: the caller (the relay) waits for the writer instead of losing the record.
+      wake_.notify_one();  // a gathering writer takes a full queue at once
+      if (!room_.wait_for(lock, options_.full_wait, [&] { return !full() || stopping_ || writer_stalled_; }))
+        writer_stalled_ = true;
+    }
+    if (full()) {
       ++dropped_;  // written as a "records_dropped" record by the next batch
       return;
     }
@@ -381,7 +388,9 @@ void audit_log::writer_loop() {
       queue_.clear();
       dropped = std::exchange(dropped_, 0);
       stop = stopping_;
+      writer_stalled_ = false;  // making progress again
     }
+    room_.notify_all();
     if (!batch.empty() || dropped > 0) write_batch(batch, dropped);
     const auto now = std::chrono::steady_clock::now();
     if (dirty_ && (options_.sync == audit_sync::always ||
@@ -395,7 +404,7 @@ void audit_log::writer_loop() {
       if (queue_.empty() && (dropped_ == 0 || last_write_failed_)) break;
     } else if (!batch.empty() && options_.gather.count() > 0) {
       std::unique_lock lock(mutex_);
-      wake_.wait_for(lock, options_.gather, [&] { return stopping_; });
+      wake_.wait_for(lock, options_.gather, [&] { return stopping_ || queue_.size() >= options_.queue_capacity; });
     }
   }
   if (dirty_ && options_.sync != audit_sync::never) ::fdatasync(fd_);
@@ -501,6 +510,7 @@ void audit_log::close() {
     stopping_ = true;
   }
   wake_.notify_one();
+  room_.notify_all();
   if (writer_.joinable()) writer_.join();
   if (fd_ >= 0) {
     ::close(fd_);

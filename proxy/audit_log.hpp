@@ -7,11 +7,13 @@
 // `,"hash":"<sha256 of that text>"` appended before the closing brace. verify_log() checks it
 // textually, never by re-serialising.
 //
-// Writing: record() never blocks the relay. Events go to a bounded queue; a writer thread
-// redacts and caps them, writes their canonical text, chains them and appends each batch with
-// one write(2) under flock(2) (several proxies may share one file). When the queue is full the
-// event is counted, not written, and the next batch starts with a "records_dropped" record naming
-// how many were lost.
+// Writing: record() does no I/O. Events go to a bounded queue; a writer thread redacts and caps
+// them, writes their canonical text, chains them and appends each batch with one write(2) under
+// flock(2) (several proxies may share one file). When the queue is full, record() waits for the
+// writer to take it (at most `full_wait`): traffic faster than the writer slows to its pace rather
+// than losing records. A writer that cannot make room in that time (a disk that hangs) is
+// stalled: until it takes a batch again, events are counted, not written, without waiting (fail
+// open), and the next batch starts with a "records_dropped" record naming how many were lost.
 // Flush policy: a batch is handed to the kernel as soon as the writer wakes (immediately when idle),
 // so a crash or kill -9 of mcp-warden loses nothing already queued for more than a moment;
 // fdatasync(2) follows per `sync` (default: at most once per second while records arrive, and at
@@ -38,7 +40,8 @@ enum class audit_sync { never, interval, always };
 
 struct audit_options {
   std::string path;
-  std::size_t queue_capacity = 16384;         // events waiting for the writer
+  std::size_t queue_capacity = 4096;          // events waiting for the writer
+  std::chrono::milliseconds full_wait{1000};  // record() on a full queue: how long to wait; 0: drop at once
   std::uint64_t rotate_bytes = 64ull << 20;   // 0: never rotate
   unsigned keep_files = 9;                    // rotated files kept (FILE.1 .. FILE.N)
   audit_sync sync = audit_sync::interval;
@@ -146,8 +149,10 @@ class audit_log {
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
+  std::condition_variable room_;    // the writer took the queue
   std::deque<entry> queue_;
   std::uint64_t dropped_ = 0;       // guarded by mutex_
+  bool writer_stalled_ = false;     // a full queue was not taken within full_wait; until it is
   bool stopping_ = false;
   bool writer_idle_ = false;  // waiting for the first record of a batch: record() must wake it
   std::atomic<std::uint64_t> written_{0}, total_dropped_{0}, write_errors_{0};

@@ -174,6 +174,7 @@ TEST_CASE("redaction runs before chaining; a full queue records that it dropped"
   temp_log t;
   audit_options options = redacting(t);
   options.queue_capacity = 2;
+  options.full_wait = std::chrono::milliseconds(0);  // no back-pressure: a full queue drops
   auto log = audit_log::open(options);
   REQUIRE(log);
   for (int i = 0; i < 200; ++i) (*log)->record({{"event", "call"}, {"arguments", {{"key", "AKIAIOSFODNN7EXAMPLE"}}}});
@@ -366,5 +367,65 @@ TEST_CASE("a deferred record is built and redacted on the writer; one that canno
   CHECK(bodies[1]["redaction_failed"] == true);
   CHECK(bodies[2]["n"] == 2);
   CHECK((*log)->stats().written == 3);
+  CHECK(verify_log(t.path).ok);
+}
+
+TEST_CASE("a full queue slows the caller to the writer's pace instead of losing records") {
+  temp_log t;
+  audit_options options = redacting(t);
+  options.queue_capacity = 2;
+  auto log = audit_log::open(options);
+  REQUIRE(log);
+  for (int i = 0; i < 2000; ++i) (*log)->record({{"event", "call"}, {"n", i}});
+  (*log)->close();
+  CHECK((*log)->stats().written == 2000);
+  CHECK((*log)->stats().dropped == 0);
+  const auto lines = read_lines(t.path);
+  REQUIRE(lines.size() == 2000);
+  CHECK(check_record(lines.back()).body["n"] == 1999);
+  CHECK(verify_log(t.path).ok);
+}
+
+namespace {
+// A record whose building takes long: the writer is stuck on it, as on a disk that hangs.
+struct slow_to_build final : deferred_record {
+  std::chrono::milliseconds delay;
+  explicit slow_to_build(std::chrono::milliseconds d) : delay(d) {}
+  audit_record build() && override {
+    std::this_thread::sleep_for(delay);
+    audit_record event;
+    event.text("event", "slow", false);
+    return event;
+  }
+};
+}  // namespace
+
+TEST_CASE("a stalled writer: one wait of full_wait, then records are dropped at once and announced") {
+  temp_log t;
+  audit_options options = redacting(t);
+  options.queue_capacity = 2;
+  options.full_wait = std::chrono::milliseconds(100);
+  auto log = audit_log::open(options);
+  REQUIRE(log);
+  (*log)->record(std::make_unique<slow_to_build>(std::chrono::milliseconds(1500)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the writer has taken it
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 100; ++i) (*log)->record({{"event", "call"}, {"n", i}});
+  const auto waited = std::chrono::steady_clock::now() - start;
+  // Two fit in the queue, the third waits once for full_wait, the other 97 do not wait (else
+  // this would take 9.8 s).
+  CHECK(waited >= std::chrono::milliseconds(90));
+  CHECK(waited < std::chrono::milliseconds(1400));
+  (*log)->close();
+  const auto stats = (*log)->stats();
+  CHECK(stats.dropped == 98);
+  CHECK(stats.written == 3);
+  std::uint64_t announced = 0;
+  for (const auto& line : read_lines(t.path)) {
+    const auto c = check_record(line);
+    REQUIRE(c.ok);
+    if (c.body["event"] == "records_dropped") announced += c.body["count"].get<std::uint64_t>();
+  }
+  CHECK(announced == 98);
   CHECK(verify_log(t.path).ok);
 }
