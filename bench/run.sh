@@ -85,6 +85,18 @@ if [[ $("$warden" --help 2>/dev/null) == *--audit-log* ]]; then
   warden_full=("$warden" --log-level warn --mode enforce --audit-log "$out_dir/audit.jsonl" --)
 fi
 
+# audit_complete CASE CALLS: a full-path figure counts only if every call was recorded (the audit
+# writer slows the relay rather than drop records; this checks it).
+audit_complete() {
+  local got dropped
+  got=$(cat "$out_dir"/audit.jsonl* | grep -c '"event":"call"' || true)
+  dropped=$(cat "$out_dir"/audit.jsonl* | grep -c '"event":"records_dropped"' || true)
+  if [[ $got -ne $2 || $dropped -ne 0 ]]; then
+    echo "run.sh: case $1: the audit log holds $got call records for $2 calls ($dropped records_dropped)" >&2
+    exit 1
+  fi
+}
+
 # run CASE LOADGEN-ARGS... -- COMMAND...: one measurement, appended to results.txt.
 run() {
   local name=$1; shift
@@ -113,6 +125,7 @@ for rep in $(seq 1 "$reps"); do
     if [[ ${#warden_full[@]} -gt 0 ]]; then
       rm -f "$out_dir"/audit.jsonl*
       run "echo.$mode.warden_full" "${args[@]}" -- "${warden_full[@]}" "$echo_server"
+      audit_complete "echo.$mode.warden_full" $((n + warm))
     fi
   done
 done
@@ -142,6 +155,7 @@ for i in 0 1 2; do
   if [[ ${#warden_full[@]} -gt 0 ]]; then
     rm -f "$out_dir"/audit.jsonl*
     run "blob${names[$i]}.latency.warden_full" "${args[@]}" -- "${warden_full[@]}" "$echo_server"
+    audit_complete "blob${names[$i]}.latency.warden_full" $((big_n[i] + 2))
   fi
 done
 rm -f "$out_dir"/audit.jsonl*
