@@ -286,10 +286,8 @@ std::vector<std::string> call_arguments::secret_kinds(bool generic) const {
   std::vector<std::string> kinds;
   if (text_.empty()) return kinds;
   std::string storage;
-  const bool sure = json_text::for_each_string_token(text_, [&](std::string_view token) {
-    for (const auto& hit : find_secrets(json_text::string_text(token, storage), generic))
-      if (std::find(kinds.begin(), kinds.end(), hit.kind) == kinds.end()) kinds.emplace_back(hit.kind);
-  });
+  const bool sure = json_text::for_each_string_token(
+      text_, [&](std::string_view token) { add_secret_kinds(json_text::string_text(token, storage), generic, kinds); });
   return sure ? kinds : secret_kinds_in(document(), generic);
 }
 
@@ -333,9 +331,8 @@ call_decision policy_engine::decide_call(std::string_view tool, const call_argum
   if (base == action::ask) d.ask_text = rule && !rule->reason.empty() ? rule->reason : "the policy asks for confirmation";
 
   if (rule) {
-    const json* parsed = rule->arguments.empty() ? nullptr : &call_args.document();
     for (const auto& c : rule->arguments) {
-      const json& arguments = *parsed;
+      const json& arguments = call_args.document();  // built by the first constraint, then kept
       const json* value = nullptr;
       json pointed;
       if (!c.name.empty() && c.name.front() == '/') {

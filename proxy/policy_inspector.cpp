@@ -70,7 +70,7 @@ void policy_inspector::audit(json event) { audit(audit_record::from_json(std::mo
 
 void policy_inspector::audit(audit_record event) {
   if (!options_.audit) return;
-  event.text("session", options_.session_id, false);
+  event.text("session", *session_id_, false);
   options_.audit->record(std::move(event));
 }
 

@@ -261,12 +261,16 @@ std::size_t redact_json(json& value, bool generic) {
   return total;
 }
 
+void add_secret_kinds(std::string_view text, bool generic, std::vector<std::string>& kinds) {
+  for (const auto& h : find_secrets(text, generic))
+    if (std::find(kinds.begin(), kinds.end(), h.kind) == kinds.end()) kinds.emplace_back(h.kind);
+}
+
 std::vector<std::string> secret_kinds_in(const json& value, bool generic) {
   std::vector<std::string> kinds;
   auto walk = [&](const json& v, auto& self) -> void {
     if (v.is_string()) {
-      for (const auto& h : find_secrets(v.get_ref<const std::string&>(), generic))
-        if (std::find(kinds.begin(), kinds.end(), h.kind) == kinds.end()) kinds.emplace_back(h.kind);
+      add_secret_kinds(v.get_ref<const std::string&>(), generic, kinds);
     } else if (v.is_array() || v.is_object()) {
       for (const auto& child : v) self(child, self);
     }

@@ -46,6 +46,8 @@ std::size_t redact_json(nlohmann::json& value, bool generic);
 
 // Kinds of credentials found anywhere in a JSON value (strings only), de-duplicated, in order.
 std::vector<std::string> secret_kinds_in(const nlohmann::json& value, bool generic);
+// Appends the kinds found in one text that `kinds` does not hold yet.
+void add_secret_kinds(std::string_view text, bool generic, std::vector<std::string>& kinds);
 
 struct sanitized {
   std::string text;
