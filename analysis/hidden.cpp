@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdio>
 
 #include "analysis/text.hpp"
@@ -19,6 +20,23 @@ using text::load8;
 
 // Bytes 0x20..0x7E only (no control, DEL or non-ASCII byte).
 bool printable_block(std::uint64_t w) { return !(w & high_bits) && text::bytes_between(w, 0x20, 0x7E) == high_bits; }
+
+// How many leading bytes of eight are printable ASCII (0x20..0x7E) with no space next to another
+// space, not counting a space at the end of that prefix unless `next` (the byte after the eight, 0
+// at the end of the text) shows that its run ends there.
+std::size_t quiet_prefix(std::uint64_t w, unsigned char next) {
+  if constexpr (std::endian::native != std::endian::little) return 0;
+
+  constexpr std::uint64_t low7 = ~high_bits;
+  const std::uint64_t ascii = ~w & high_bits, masked = w & low7;  // bytes_between is exact on masked
+  const std::uint64_t printable = text::bytes_between(masked, 0x20, 0x7E) & ascii;
+  const std::uint64_t spaces = text::bytes_between(masked, 0x20, 0x20) & ascii;
+  const std::uint64_t paired = (spaces & (spaces << 8)) | (spaces & (spaces >> 8));
+  const std::uint64_t bad = (~printable & high_bits) | paired;
+  std::size_t quiet = bad ? static_cast<std::size_t>(std::countr_zero(bad)) / 8 : 8;
+  if (quiet > 0 && ((spaces >> (8 * quiet - 1)) & 1) && !(quiet == 8 && next > 0x20 && next < 0x7F)) --quiet;
+  return quiet;
+}
 
 // A bidi embedding or isolate, judged once the whole text has been seen.
 struct bidi_control {
@@ -215,6 +233,9 @@ class scanner {
   }
 
  private:
+  // The byte after the eight at i, or 0 at the end of the text.
+  unsigned char after_block(std::size_t i) const { return i + 8 < raw_.size() ? static_cast<unsigned char>(raw_[i + 8]) : 0; }
+
   // Byte-level checks shared by both paths; returns how many bytes were consumed (0: none).
   std::size_t ascii_event(std::size_t i) {
     const auto b = static_cast<unsigned char>(raw_[i]);
@@ -260,13 +281,19 @@ class scanner {
     std::size_t i = 0;
     bool line_start = true;
     while (i < n) {
-      // Hot path, eight bytes at a time: printable bytes and spaces only, the first and last not a
-      // space. Any run of spaces inside such a block is shorter than every threshold, and none
-      // continues past it, so the block holds nothing to report.
+      // Hot path, up to eight bytes at a time (quiet_prefix): each space in them is a run of one,
+      // shorter than every threshold, so they hold nothing to report.
       if (i + 8 <= n) {
-        if (printable_block(load8(raw_.data() + i)) && raw_[i] != ' ' && raw_[i + 7] != ' ') {
+        // The common case first, cheaper: eight printable bytes, neither end a space.
+        const std::uint64_t w = load8(raw_.data() + i);
+        if (printable_block(w) && raw_[i] != ' ' && raw_[i + 7] != ' ') {
           line_start = false;
           i += 8;
+          continue;
+        }
+        if (const std::size_t quiet = quiet_prefix(w, after_block(i)); quiet > 0) {
+          line_start = false;
+          i += quiet;
           continue;
         }
       }
@@ -332,10 +359,13 @@ class scanner {
     return run_from(offset, in_run, [](char32_t) {});
   }
 
-  void scan_unicode() {
+  // Script statistics of the whole text: asked for only by a bidi control, a directional mark or
+  // a word without Latin letters, so most texts never count them. (Counted in locals: members would
+  // be stored on every byte, as the text's chars may alias them.)
+  void count_scripts() {
+    if (scripts_counted_) return;
+    scripts_counted_ = true;
     const std::size_t n = raw_.size();
-    // Pass 1: script statistics, needed before pass 2 judges marks and words. (Counted in locals:
-    // members would be stored on every byte, as the text's chars may alias them.)
     std::size_t ascii_letters = 0, other_letters = 0, other_latin = 0;
     bool rtl = false;
     for (std::size_t i = 0; i < n;) {
@@ -367,18 +397,38 @@ class scanner {
     letters_ = ascii_letters + other_letters;
     latin_letters_ = ascii_letters + other_latin;
     has_rtl_ = rtl;
+  }
+  bool has_rtl() {
+    count_scripts();
+    return has_rtl_;
+  }
+
+  void scan_unicode() {
+    const std::size_t n = raw_.size();
     // Pass 2: every check, in one walk. `prev` is the code point before the current one.
     bool line_start = true;
     char32_t prev = invalid_code_point;
     std::size_t blank_run_end = 0;  // newlines before this byte belong to a run already judged
     for (std::size_t i = 0; i < n;) {
-      // Eight printable ASCII bytes, the first and last not a space: nothing to report (a space
-      // run inside is shorter than every threshold and does not continue past the block).
-      if (i + 8 <= n && raw_[i] != ' ' && raw_[i + 7] != ' ' && printable_block(load8(raw_.data() + i))) {
-        line_start = false;
-        prev = static_cast<unsigned char>(raw_[i + 7]);
-        i += 8;
-        continue;
+      // Up to eight printable ASCII bytes without two spaces in a row (quiet_prefix): nothing to
+      // report (each space is a run of one, shorter than every threshold; a run never comes in from
+      // before, as whole runs are consumed below and this path never stops after a space whose run
+      // may go on).
+      if (i + 8 <= n) {
+        // The common case first, cheaper: eight printable bytes, neither end a space.
+        const std::uint64_t w = load8(raw_.data() + i);
+        if (printable_block(w) && raw_[i] != ' ' && raw_[i + 7] != ' ') {
+          line_start = false;
+          prev = static_cast<unsigned char>(raw_[i + 7]);
+          i += 8;
+          continue;
+        }
+        if (const std::size_t quiet = quiet_prefix(w, after_block(i)); quiet > 0) {
+          line_start = false;
+          prev = static_cast<unsigned char>(raw_[i + quiet - 1]);
+          i += quiet;
+          continue;
+        }
       }
       const auto b = static_cast<unsigned char>(raw_[i]);
       if (b > 0x20 && b < 0x7F) {
@@ -516,7 +566,7 @@ class scanner {
         if (depth < 0) balanced = false;
       }
       balanced = balanced && depth == 0;
-      if (!has_rtl_ || !balanced || kind_ == text_kind::identifier)
+      if (!has_rtl() || !balanced || kind_ == text_kind::identifier)
         for (auto& p : pending_bidi_)
           bidi_.add(severity::medium, 0.75, p.offset, p.end,
                     has_rtl_ ? "unbalanced bidi embedding or isolate" : "bidi embedding or isolate in left-to-right text");
@@ -535,7 +585,7 @@ class scanner {
       return true;
     }
     if (cp == 0x200E || cp == 0x200F || cp == 0x061C) {
-      if (!has_rtl_ || kind_ == text_kind::identifier)
+      if (!has_rtl() || kind_ == text_kind::identifier)
         bidi_.add(kind_ == text_kind::identifier ? severity::medium : severity::low, 0.6, offset, end,
                   "directional mark in text without right-to-left script");
       return true;
@@ -585,7 +635,10 @@ class scanner {
       }
       return;
     }
-    const bool mostly_latin = letters_ > 0 && latin_letters_ * 10 >= letters_ * 6;
+    auto mostly_latin = [this] {
+      count_scripts();
+      return letters_ > 0 && latin_letters_ * 10 >= letters_ * 6;
+    };
     auto is_word_cp = [](char32_t c) {
       if (c < 0x80) return c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9');
       return c != invalid_code_point && (properties_of(c) & cp_word);
@@ -625,7 +678,7 @@ class scanner {
         // restriction check without asking ICU ("zwölf", "réagi" are most such words).
         if (latin && !all_latin && text::fails_restriction(word)) {
           words_.add(severity::medium, 0.75, i, j, "word mixes Latin with look-alike letters of another script");
-        } else if (!latin && mostly_latin) {
+        } else if (!latin && mostly_latin()) {
           std::string skel = text::skeleton(word);
           bool ascii_letters = !skel.empty() && std::all_of(skel.begin(), skel.end(), [](char c) {
             return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
@@ -664,7 +717,7 @@ class scanner {
   text_kind kind_;
   thresholds limits_;
   hidden_scan out_;
-  bool has_rtl_ = false;
+  bool scripts_counted_ = false, has_rtl_ = false;
   std::size_t letters_ = 0, latin_letters_ = 0, legit_invisible_ = 0;
   std::string tag_payload_, vs_payload_;
   std::vector<bidi_control> pending_bidi_;

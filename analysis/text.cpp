@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 
 namespace warden::analysis::text {
 
@@ -138,6 +139,7 @@ struct folded_cp {
   std::string normal;    // NFKC + case fold (empty for default-ignorables)
   std::string ascii;     // confusable skeleton when it is plain ASCII letters/digits, else empty
   bool letter = false;   // alphabetic (decides word membership)
+  bool folds = false;    // ascii is set and differs from normal: folding a word changes this one
 };
 
 // NFKC + case fold of one non-ASCII code point, and its ASCII look-alike if it has one.
@@ -176,6 +178,7 @@ folded_cp compute_fold(char32_t cp) {
     out.ascii += ascii;
   }
   if (!all_ascii_skeleton) out.ascii.clear();
+  out.folds = !out.ascii.empty() && out.ascii != out.normal;
   return out;
 }
 
@@ -223,8 +226,12 @@ bool is_invisible_or_odd(char32_t cp) {
 
 std::size_t normalized::original_offset(std::size_t i) const noexcept {
   if (identity_) return std::min(i, raw_size_);
-  if (i >= origin_.size()) return raw_size_;
-  return origin_[i];
+  if (i >= owned_.size()) return raw_size_;
+  // The last segment starting at or before i (the first starts at 0).
+  const auto after = std::upper_bound(segments_.begin(), segments_.end(), i,
+                                      [](std::size_t v, const segment& s) { return v < s.view; });
+  const segment& s = *std::prev(after);
+  return s.linear ? s.raw + (i - s.view) : s.raw;
 }
 
 namespace {
@@ -255,17 +262,75 @@ struct unit {
 
 }  // namespace
 
-normalized normalize(std::string_view raw) {
-  normalized out;
-  out.raw_size_ = raw.size();
-  if (is_ascii(raw)) {
-    out.view_ = raw;
-    out.identity_ = true;
-    return out;
+// Appends normalised bytes and keeps the map back to the original: a segment only where the
+// plain continuation breaks, so an ASCII stretch costs a copy and nothing per byte.
+class normal_writer {
+ public:
+  normal_writer(normalized& out, std::string_view raw)
+      : text_(out.owned_), segments_(out.segments_), raw_end_(raw.data() + raw.size()) {
+    text_.resize(raw.size() + 64);
+    segments_.reserve(raw.size() / 8 + 16);
   }
-  out.identity_ = false;
+  // An ASCII stretch, lower-cased; its byte k comes from raw offset from + k.
+  void ascii(const char* source, std::size_t length, std::size_t from) {
+    room(length + 8);
+    continue_linear(from);
+    char* target = text_.data() + w_;
+    std::size_t k = 0;
+    for (; k + 8 <= length; k += 8) {
+      const std::uint64_t lowered = ascii_lower(load8(source + k));
+      __builtin_memcpy(target + k, &lowered, 8);
+    }
+    // The tail as one more block when eight bytes can be read: the bytes past it are overwritten
+    // later or cut by finish(), and a carry in ascii_lower only runs towards the higher bytes.
+    if (std::endian::native == std::endian::little && k < length && source + k + 8 <= raw_end_) {
+      const std::uint64_t lowered = ascii_lower(load8(source + k));
+      __builtin_memcpy(target + k, &lowered, 8);
+      k = length;
+    }
+    for (; k < length; ++k) {
+      const auto c = static_cast<unsigned char>(source[k]);
+      target[k] = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    w_ += length;
+  }
+  // The normalised bytes of one character that starts at raw offset from.
+  void character(std::string_view bytes, std::size_t from) {
+    room(bytes.size());
+    if (bytes.size() == 1) continue_linear(from);
+    else segments_.push_back({static_cast<std::uint32_t>(w_), static_cast<std::uint32_t>(from), false});
+    for (char c : bytes) text_[w_++] = c;  // a few bytes: a loop beats memcpy's call
+  }
+  void finish() { text_.resize(w_); }
+  // Where the text stands, to go back to it (a word written the wrong way).
+  std::pair<std::size_t, std::size_t> mark() const { return {w_, segments_.size()}; }
+  void rewind(std::pair<std::size_t, std::size_t> to) {
+    w_ = to.first;
+    segments_.resize(to.second);
+  }
+
+ private:
+  void room(std::size_t more) {
+    if (w_ + more > text_.size()) text_.resize(std::max(text_.size() * 2, w_ + more));
+  }
+  void continue_linear(std::size_t from) {
+    if (!segments_.empty()) {
+      const auto& last = segments_.back();
+      if (last.linear && last.raw + (w_ - last.view) == from) return;
+    }
+    segments_.push_back({static_cast<std::uint32_t>(w_), static_cast<std::uint32_t>(from), true});
+  }
+  std::string& text_;
+  std::vector<normalized::segment>& segments_;
+  const char* raw_end_;
+  std::size_t w_ = 0;
+};
+
+namespace {
+
+// Whether at least 60% of the text's letters are Latin (or it has none).
+bool mostly_latin_letters(std::string_view raw) {
   const std::size_t n = raw.size();
-  // Pass 1: how much of the text is Latin.
   std::size_t latin = 0, letters = 0;
   for (std::size_t i = 0; i < n;) {
     if (i + 8 <= n) {
@@ -291,35 +356,36 @@ normalized normalize(std::string_view raw) {
       if (static_cast<unsigned char>(u.fold->normal[0]) < 0x80) ++latin;
     }
   }
-  // Pass 2, word by word: words decide whether look-alike letters are folded to ASCII. A word that
-  // mixes Latin with other scripts, or a non-Latin word inside mostly-Latin text, is folded
-  // ("pаypal"); genuine text in another script is kept as it is.
-  const bool mostly_latin = letters == 0 || latin * 10 >= letters * 6;
-  std::string& text = out.owned_;
-  auto& origin = out.origin_;
-  text.resize(n + 64);
-  origin.resize(n + 64);
-  std::size_t w = 0;
-  auto put = [&](std::string_view bytes, std::size_t from) {
-    if (w + bytes.size() > text.size()) {
-      text.resize(std::max(text.size() * 2, w + bytes.size()));
-      origin.resize(text.size());
-    }
-    for (char c : bytes) {  // a few bytes: a loop beats memcpy's call
-      text[w] = c;
-      origin[w++] = static_cast<std::uint32_t>(from);
-    }
-  };
-  auto emit = [&](const unit& u, std::size_t from, bool fold_word) {
-    if (!u.fold) put(std::string_view(&u.ascii, 1), from);
-    else put(fold_word && !u.fold->ascii.empty() ? u.fold->ascii : u.fold->normal, from);
-  };
-  auto ascii_word_byte = [](unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  return letters == 0 || latin * 10 >= letters * 6;
+}
+
+bool ascii_word_byte(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+}  // namespace
+
+normalized normalize(std::string_view raw) {
+  normalized out;
+  out.raw_size_ = raw.size();
+  if (is_ascii(raw)) {
+    out.view_ = raw;
+    out.identity_ = true;
+    return out;
+  }
+  out.identity_ = false;
+  const std::size_t n = raw.size();
+  normal_writer put(out, raw);
+  // Words decide whether look-alike letters are folded to ASCII. A word that mixes Latin with other
+  // scripts, or a non-Latin word inside mostly-Latin text, is folded ("pаypal"); genuine text in
+  // another script is kept as it is. The text's share of Latin letters is counted only when a word
+  // without Latin letters asks for it.
+  int mostly_latin = -1;
+  auto text_is_mostly_latin = [&] {
+    if (mostly_latin < 0) mostly_latin = mostly_latin_letters(raw) ? 1 : 0;
+    return mostly_latin == 1;
   };
   for (std::size_t i = 0; i < n;) {
-    // Fast path: a run of ASCII, lower-cased byte by byte, except a word at its end that goes on
-    // into non-ASCII characters (that word's script decides its folding).
+    // Fast path: a run of ASCII, except a word at its end that goes on into non-ASCII characters
+    // (that word's script decides its folding).
     if (static_cast<unsigned char>(raw[i]) < 0x80) {
       std::size_t run_end = i;
       while (run_end + 8 <= n && !(load8(raw.data() + run_end) & high_bits)) run_end += 8;
@@ -328,21 +394,7 @@ normalized normalize(std::string_view raw) {
       if (run_end < n)
         while (stop > i && ascii_word_byte(static_cast<unsigned char>(raw[stop - 1]))) --stop;
       if (stop > i) {
-        if (w + (stop - i) > text.size()) {
-          text.resize(std::max(text.size() * 2, w + (stop - i)));
-          origin.resize(text.size());
-        }
-        std::size_t k = i;
-        for (; k + 8 <= stop; k += 8, w += 8) {
-          const std::uint64_t lowered = ascii_lower(load8(raw.data() + k));
-          __builtin_memcpy(text.data() + w, &lowered, 8);
-          for (std::size_t m = 0; m < 8; ++m) origin[w + m] = static_cast<std::uint32_t>(k + m);
-        }
-        for (; k < stop; ++k, ++w) {
-          const auto c = static_cast<unsigned char>(raw[k]);
-          text[w] = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-          origin[w] = static_cast<std::uint32_t>(k);
-        }
+        put.ascii(raw.data() + i, stop - i, i);
         i = stop;
         continue;
       }
@@ -350,33 +402,49 @@ normalized normalize(std::string_view raw) {
     const unit u = unit_at(raw, i);
     if (u.skip) { i = u.next; continue; }
     if (!u.word()) {
-      emit(u, i, false);
+      if (u.fold) put.character(u.fold->normal, i);
+      else put.ascii(&raw[i], 1, i);
       i = u.next;
       continue;
     }
-    // A word: its extent and scripts first, then its units.
-    bool has_latin = false, has_other = false;
+    // A word, written folded as it is read; written again unfolded when its scripts say so
+    // (most words with a non-ASCII letter mix it with ASCII ones, and are folded).
+    bool has_latin = false, has_other = false, folded = false;
+    const auto word_start = put.mark();
     std::size_t end = i;
     for (std::size_t j = i; j < n;) {
+      if (static_cast<unsigned char>(raw[j]) < 0x80) {
+        std::size_t k = j;
+        for (unsigned char c; k < n && ascii_word_byte(c = static_cast<unsigned char>(raw[k])); ++k)
+          has_latin = has_latin || c > '9';
+        if (k == j) break;
+        put.ascii(raw.data() + j, k - j, j);
+        j = end = k;
+        continue;
+      }
       const unit v = unit_at(raw, j);
       if (v.skip) { j = v.next; continue; }
       if (!v.word()) break;
-      if (!v.fold) has_latin = has_latin || (v.ascii >= 'a' && v.ascii <= 'z');
-      else if (static_cast<unsigned char>(v.fold->normal[0]) < 0x80) has_latin = true;
+      if (static_cast<unsigned char>(v.fold->normal[0]) < 0x80) has_latin = true;
       else has_other = true;
+      put.character(v.fold->folds ? v.fold->ascii : v.fold->normal, j);
+      folded = folded || v.fold->folds;
       j = end = v.next;
     }
-    const bool fold_word = has_other && (has_latin || mostly_latin);
-    for (std::size_t j = i; j < end;) {
-      const unit v = unit_at(raw, j);
-      if (!v.skip) emit(v, j, fold_word);
-      j = v.next;
+    if (folded && !(has_other && (has_latin || text_is_mostly_latin()))) {
+      put.rewind(word_start);
+      for (std::size_t j = i; j < end;) {
+        const unit v = unit_at(raw, j);
+        if (!v.skip) {
+          if (v.fold) put.character(v.fold->normal, j);
+          else put.ascii(raw.data() + j, 1, j);
+        }
+        j = v.next;
+      }
     }
     i = end;
   }
-  text.resize(w);
-  origin.resize(w);
-  origin.push_back(static_cast<std::uint32_t>(n));
+  put.finish();
   out.view_ = out.owned_;
   return out;
 }

@@ -109,8 +109,17 @@ class normalized {
 
  private:
   friend normalized normalize(std::string_view raw);
+  friend class normal_writer;
+  // The map back to the original: one segment where the plain continuation breaks (a character
+  // that changed its length, a skipped one), not one entry per byte. Byte v of a segment comes from
+  // raw + (v - view) when it is `linear`, from raw itself otherwise (every byte of a multi-byte
+  // character maps to the character's first byte).
+  struct segment {
+    std::uint32_t view, raw;
+    bool linear;
+  };
   std::string owned_;
-  std::vector<std::uint32_t> origin_;  // one entry per byte of owned_, plus the end
+  std::vector<segment> segments_;  // ascending by view; the first starts at view 0
   std::string_view view_;
   std::size_t raw_size_ = 0;
   bool identity_ = true;

@@ -174,6 +174,27 @@ TEST_CASE("blank lines in non-ASCII text: a run is judged once, however long it 
   CHECK(hidden_rule(scan, "unicode.deceptive-whitespace")->message.find("2 occurrences") != std::string::npos);
 }
 
+TEST_CASE("non-ASCII hidden-text scan: space runs at every position of an 8-byte block") {
+  const std::string nbsp = "\xC2\xA0";
+  for (std::size_t shift = 0; shift < 16; ++shift) {
+    CAPTURE(shift);
+    const std::string head = "R\xC3\xA9sum\xC3\xA9 a b c" + std::string(shift, 'y');
+    // Mid-line padding in prose: 24 spaces followed by text are reported, 23 are not.
+    CHECK(hidden_rule(scan_hidden(head + std::string(24, ' ') + "more text", text_kind::prose), "unicode.deceptive-whitespace") != nullptr);
+    CHECK(hidden_rule(scan_hidden(head + std::string(23, ' ') + "more text", text_kind::prose), "unicode.deceptive-whitespace") == nullptr);
+    // A run that starts with an ASCII space and goes on in no-break spaces counts as one run.
+    std::string mixed = head + " ", short_mixed = head + " ";
+    for (int k = 0; k < 23; ++k) mixed += nbsp;
+    for (int k = 0; k < 22; ++k) short_mixed += nbsp;
+    const auto* hit = hidden_rule(scan_hidden(mixed + "x", text_kind::prose), "unicode.deceptive-whitespace");
+    REQUIRE(hit != nullptr);
+    CHECK(hit->begin == head.size());
+    CHECK(hidden_rule(scan_hidden(short_mixed + "x", text_kind::prose), "unicode.deceptive-whitespace") == nullptr);
+    // Single spaces between words are never a finding, wherever the blocks fall.
+    CHECK(scan_hidden(head + " one two three four five six seven \xC3\xA9t\xC3\xA9 eight", text_kind::prose).hits.empty());
+  }
+}
+
 TEST_CASE("look-alike identifiers and words") {
   SUBCASE("Cyrillic letter in a tool name") {
     auto scan = scan_hidden("send_\xD0\xB5mail", text_kind::identifier);

@@ -1,4 +1,6 @@
 #include <doctest/doctest.h>
+#include <cctype>
+#include <iterator>
 #include <random>
 
 #include "analysis/text.hpp"
@@ -58,6 +60,51 @@ TEST_CASE("normalize folds look-alike spellings for matching") {
   SUBCASE("genuine Russian text stays Cyrillic") {
     auto n = text::normalize("\xD0\xBD\xD0\xB5 \xD1\x81\xD0\xBE\xD0\xBE\xD0\xB1\xD1\x89\xD0\xB0\xD0\xB9");  // не сообщай
     CHECK(n.view() == "\xD0\xBD\xD0\xB5 \xD1\x81\xD0\xBE\xD0\xBE\xD0\xB1\xD1\x89\xD0\xB0\xD0\xB9");
+  }
+}
+
+TEST_CASE("normalize maps each byte of the view back to the start of its character") {
+  // "Zwölf ﬁles: à ig<ZWSP>nore – Süd": a folded word, a ligature that grows, a lone accented
+  // letter, a skipped invisible character, punctuation kept as it is.
+  const std::string raw = "Zw\xC3\xB6lf \xEF\xAC\x81les: \xC3\xA0 ig\xE2\x80\x8Bnore \xE2\x80\x93 S\xC3\xBC" "d";
+  auto n = text::normalize(raw);
+  REQUIRE_FALSE(n.identity());
+  CHECK(n.view() == "zwolf files: a ignore \xE2\x80\x93 sud");
+  CHECK(n.original_offset(2) == 2);    // o of zwolf: the two bytes of ö start at 2
+  CHECK(n.original_offset(3) == 4);    // l, after ö
+  CHECK(n.original_offset(6) == 7);    // f of the ligature
+  CHECK(n.original_offset(7) == 7);    // i of the ligature: the same character
+  CHECK(n.original_offset(8) == 10);   // l, after the three bytes of the ligature
+  CHECK(n.original_offset(13) == 15);  // a, from à
+  CHECK(n.original_offset(17) == 23);  // n, after the zero-width space
+  CHECK(n.original_offset(22) == 28);  // first byte of the dash
+  CHECK(n.original_offset(23) == 28);  // its second byte maps to its start too
+  CHECK(n.original_offset(26) == 32);  // s of Süd
+  CHECK(n.original_offset(27) == 33);  // u, from ü
+  CHECK(n.original_offset(n.view().size()) == raw.size());
+  CHECK(n.original_offset(n.view().size() + 5) == raw.size());
+
+  // Any text: offsets never go back, stay inside the text and land on the start of a character;
+  // a view byte taken from an ASCII byte is that byte, lower-cased (ASCII text is its own view).
+  const char* pieces[] = {"a", "Q", "7", " ", "-", "\n", "\xC3\xA9", "\xC3\x89", "\xC3\x9F", "\xD0\xB0", "\xD1\x80", "\xCE\xA9",
+                          "\xEF\xAC\x81", "\xC2\xBD", "\xE2\x80\x8B", "\xC2\xAD", "\xFF", "\xC3", "\xE6\x97\xA5", "\xEF\xBC\xA9", "\xC5\xBF"};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 3000; ++round) {
+    std::string t;
+    for (std::size_t k = rng() % 30; k > 0; --k) t += pieces[rng() % std::size(pieces)];
+    auto m = text::normalize(t);
+    CAPTURE(t);
+    std::size_t last = 0;
+    for (std::size_t i = 0; i < m.view().size(); ++i) {
+      const std::size_t from = m.original_offset(i);
+      REQUIRE(from < t.size());
+      CHECK(from >= last);
+      CHECK((static_cast<unsigned char>(t[from]) & 0xC0) != 0x80);
+      if (static_cast<unsigned char>(t[from]) < 0x80)
+        CHECK(m.view()[i] == (m.identity() ? t[from] : static_cast<char>(std::tolower(static_cast<unsigned char>(t[from])))));
+      last = from;
+    }
+    CHECK(m.original_offset(m.view().size()) == t.size());
   }
 }
 
