@@ -24,7 +24,7 @@ bool printable_block(std::uint64_t w) { return !(w & high_bits) && text::bytes_b
 // How many leading bytes of eight are printable ASCII (0x20..0x7E) with no space next to another
 // space, not counting a space at the end of that prefix unless `next` (the byte after the eight, 0
 // at the end of the text) shows that its run ends there.
-std::size_t quiet_prefix(std::uint64_t w, unsigned char next) {
+[[gnu::always_inline]] inline std::size_t quiet_prefix(std::uint64_t w, unsigned char next) {
   if constexpr (std::endian::native != std::endian::little) return 0;
 
   constexpr std::uint64_t low7 = ~high_bits;
@@ -650,9 +650,7 @@ class scanner {
       return c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9');
     };
     for (std::size_t i = 0; i < n;) {
-      std::size_t q = i;
-      while (q + 8 <= n && !(load8(raw_.data() + q) & high_bits)) q += 8;
-      while (q < n && static_cast<unsigned char>(raw_[q]) < 0x80) ++q;
+      std::size_t q = text::next_non_ascii(raw_, i);
       if (q >= n) break;
       const decoded first = at(q);
       if (!is_word_cp(first.cp)) {

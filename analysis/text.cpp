@@ -331,6 +331,23 @@ namespace {
 // Whether at least 60% of the text's letters are Latin (or it has none).
 bool mostly_latin_letters(std::string_view raw) {
   const std::size_t n = raw.size();
+  // First a bound without decoding: ASCII letters are Latin, and there are no more other letters
+  // than non-ASCII characters (lead bytes). Ordinary accented prose is settled by it.
+  {
+    std::size_t ascii_letters = 0, leads = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+      const std::uint64_t w = load8(raw.data() + i), high = w & high_bits;
+      const std::uint64_t non_ascii = (high >> 7) * 0xFF;                   // 0xFF in each non-ASCII byte
+      ascii_letters += ascii_letters_in((w & ~non_ascii) | (0x20 * every_byte));  // those become spaces
+      leads += (((high & (w << 1)) >> 7) * every_byte) >> 56;                 // 11xxxxxx
+    }
+    for (; i < n; ++i) {
+      const auto b = static_cast<unsigned char>(raw[i]);
+      ascii_letters += b < 0x80 && (b | 0x20) >= 'a' && (b | 0x20) <= 'z';
+      leads += b >= 0xC0;
+    }
+    if (ascii_letters * 10 >= (ascii_letters + leads) * 6) return true;
+  }
   std::size_t latin = 0, letters = 0;
   for (std::size_t i = 0; i < n;) {
     if (i + 8 <= n) {
@@ -387,9 +404,7 @@ normalized normalize(std::string_view raw) {
     // Fast path: a run of ASCII, except a word at its end that goes on into non-ASCII characters
     // (that word's script decides its folding).
     if (static_cast<unsigned char>(raw[i]) < 0x80) {
-      std::size_t run_end = i;
-      while (run_end + 8 <= n && !(load8(raw.data() + run_end) & high_bits)) run_end += 8;
-      while (run_end < n && static_cast<unsigned char>(raw[run_end]) < 0x80) ++run_end;
+      const std::size_t run_end = next_non_ascii(raw, i);
       std::size_t stop = run_end;
       if (run_end < n)
         while (stop > i && ascii_word_byte(static_cast<unsigned char>(raw[stop - 1]))) --stop;

@@ -60,6 +60,18 @@ inline std::uint64_t bytes_between(std::uint64_t w, unsigned char lo, unsigned c
   return (w + (0x80 - lo) * every_byte) & ~(w + (0x80 - hi - 1) * every_byte) & high_bits;
 }
 
+// The offset of the first non-ASCII byte at or after `from`, or s.size().
+inline std::size_t next_non_ascii(std::string_view s, std::size_t from) noexcept {
+  std::size_t i = from;
+  for (; i + 8 <= s.size(); i += 8)
+    if (const std::uint64_t high = load8(s.data() + i) & high_bits) {
+      if constexpr (std::endian::native == std::endian::little) return i + static_cast<std::size_t>(std::countr_zero(high)) / 8;
+      break;
+    }
+  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
+  return i;
+}
+
 // ASCII letters in a block without high bits.
 inline unsigned ascii_letters_in(std::uint64_t w) noexcept {
   // One bit per byte at most: moved to bit 0 of each byte and summed by a multiply (the portable
