@@ -400,31 +400,39 @@ normalized normalize(std::string_view raw) {
     if (mostly_latin < 0) mostly_latin = mostly_latin_letters(raw) ? 1 : 0;
     return mostly_latin == 1;
   };
+  // Whether the text read so far ends inside a word, and if so whether that word has an ASCII
+  // letter yet. ASCII bytes read the same folded or not, so a word's ASCII start is written with
+  // its run; the word's decision is taken from its first non-ASCII letter on.
+  enum class open_word { none, without_letter, with_letter } open = open_word::none;
   for (std::size_t i = 0; i < n;) {
-    // Fast path: a run of ASCII, except a word at its end that goes on into non-ASCII characters
-    // (that word's script decides its folding).
     if (static_cast<unsigned char>(raw[i]) < 0x80) {
       const std::size_t run_end = next_non_ascii(raw, i);
-      std::size_t stop = run_end;
-      if (run_end < n)
-        while (stop > i && ascii_word_byte(static_cast<unsigned char>(raw[stop - 1]))) --stop;
-      if (stop > i) {
-        put.ascii(raw.data() + i, stop - i, i);
-        i = stop;
-        continue;
+      put.ascii(raw.data() + i, run_end - i, i);
+      if (run_end < n) {
+        // The word the run ends in: a letter in it (usually the last byte) settles it.
+        std::size_t k = run_end;
+        bool letter = false;
+        for (unsigned char c; k > i && ascii_word_byte(c = static_cast<unsigned char>(raw[k - 1])); --k)
+          if (c > '9') { letter = true; break; }
+        if (letter) open = open_word::with_letter;
+        else if (k > i) open = k < run_end ? open_word::without_letter : open_word::none;
+        else if (open != open_word::with_letter) open = open_word::without_letter;  // digits since a skipped character
       }
+      i = run_end;
+      continue;
     }
     const unit u = unit_at(raw, i);
-    if (u.skip) { i = u.next; continue; }
+    if (u.skip) { i = u.next; continue; }  // invisible inside a word too: the word goes on
     if (!u.word()) {
-      if (u.fold) put.character(u.fold->normal, i);
-      else put.ascii(&raw[i], 1, i);
+      put.character(u.fold->normal, i);
+      open = open_word::none;
       i = u.next;
       continue;
     }
-    // A word, written folded as it is read; written again unfolded when its scripts say so
-    // (most words with a non-ASCII letter mix it with ASCII ones, and are folded).
-    bool has_latin = false, has_other = false, folded = false;
+    // The rest of a word from its first non-ASCII letter, written folded as it is read; written
+    // again unfolded when its scripts say so (most words with a non-ASCII letter mix it with ASCII
+    // ones, and are folded).
+    bool has_latin = open == open_word::with_letter, has_other = false, folded = false;
     const auto word_start = put.mark();
     std::size_t end = i;
     for (std::size_t j = i; j < n;) {
@@ -457,6 +465,7 @@ normalized normalize(std::string_view raw) {
         j = v.next;
       }
     }
+    open = open_word::none;  // the word ended at a character that is not part of one
     i = end;
   }
   put.finish();
