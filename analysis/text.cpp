@@ -272,7 +272,7 @@ class normal_writer {
     segments_.reserve(raw.size() / 8 + 16);
   }
   // An ASCII stretch, lower-cased; its byte k comes from raw offset from + k.
-  void ascii(const char* source, std::size_t length, std::size_t from) {
+  [[gnu::always_inline]] void ascii(const char* source, std::size_t length, std::size_t from) {
     room(length + 8);
     continue_linear(from);
     char* target = text_.data() + w_;
