@@ -38,6 +38,22 @@ bool printable_block(std::uint64_t w) { return !(w & high_bits) && text::bytes_b
   return quiet;
 }
 
+// Eight bytes of accented Latin prose with nothing to report: printable ASCII with single spaces (as
+// in quiet_prefix, a space at the end only when `next` is printable and not a space), and whole
+// two-byte characters U+00C0..U+017F (lead byte C3..C5), each of them a letter or the signs × and
+// ÷, none with a check of its own.
+[[gnu::always_inline]] inline bool latin_block(std::uint64_t w, unsigned char next) {
+  if constexpr (std::endian::native != std::endian::little) return false;
+  constexpr std::uint64_t low7 = ~high_bits;
+  const std::uint64_t high = w & high_bits, ascii = ~w & high_bits, low = w & low7;
+  const std::uint64_t lead = text::bytes_between(low, 0x43, 0x45) & high;  // C3..C5
+  const std::uint64_t cont = high & ~(w << 1);                              // 10xxxxxx
+  if ((lead | cont) != high || cont != lead << 8 || (lead >> 63)) return false;
+  if ((text::bytes_between(low, 0x20, 0x7E) & ascii) != ascii) return false;
+  const std::uint64_t spaces = text::bytes_between(low, 0x20, 0x20) & ascii;
+  return !(spaces & (spaces << 8)) && (!(spaces >> 63) || (next > 0x20 && next < 0x7F));
+}
+
 // A bidi embedding or isolate, judged once the whole text has been seen.
 struct bidi_control {
   char32_t cp;
@@ -420,6 +436,13 @@ class scanner {
         if (printable_block(w) && raw_[i] != ' ' && raw_[i + 7] != ' ') {
           line_start = false;
           prev = static_cast<unsigned char>(raw_[i + 7]);
+          i += 8;
+          continue;
+        }
+        if ((w & high_bits) && latin_block(w, after_block(i))) {
+          line_start = false;
+          const auto last = static_cast<unsigned char>(raw_[i + 7]);
+          prev = last < 0x80 ? last : (char32_t(static_cast<unsigned char>(raw_[i + 6]) & 0x1F) << 6) | (last & 0x3F);
           i += 8;
           continue;
         }

@@ -190,6 +190,11 @@ TEST_CASE("non-ASCII hidden-text scan: space runs at every position of an 8-byte
     REQUIRE(hit != nullptr);
     CHECK(hit->begin == head.size());
     CHECK(hidden_rule(scan_hidden(short_mixed + "x", text_kind::prose), "unicode.deceptive-whitespace") == nullptr);
+    // A joiner after an accented letter joins nothing that is drawn as one glyph: reported, whether
+    // or not the letter ends a block of accented text stepped over as a whole (é is C3 A9, and
+    // U+00A9 alone would be an emoji).
+    CHECK(hidden_rule(scan_hidden(head + "caf\xC3\xA9\xE2\x80\x8D\xF0\x9F\x98\x80 ok", text_kind::prose),
+                      "unicode.invisible-format") != nullptr);
     // Single spaces between words are never a finding, wherever the blocks fall.
     CHECK(scan_hidden(head + " one two three four five six seven \xC3\xA9t\xC3\xA9 eight", text_kind::prose).hits.empty());
   }
