@@ -186,7 +186,8 @@ TEST_CASE("non-ASCII hidden-text scan: space runs at every position of an 8-byte
     std::string mixed = head + " ", short_mixed = head + " ";
     for (int k = 0; k < 23; ++k) mixed += nbsp;
     for (int k = 0; k < 22; ++k) short_mixed += nbsp;
-    const auto* hit = hidden_rule(scan_hidden(mixed + "x", text_kind::prose), "unicode.deceptive-whitespace");
+    const auto mixed_scan = scan_hidden(mixed + "x", text_kind::prose);
+    const auto* hit = hidden_rule(mixed_scan, "unicode.deceptive-whitespace");
     REQUIRE(hit != nullptr);
     CHECK(hit->begin == head.size());
     CHECK(hidden_rule(scan_hidden(short_mixed + "x", text_kind::prose), "unicode.deceptive-whitespace") == nullptr);
