@@ -4,6 +4,7 @@
 #include <unicode/uscript.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cstdio>
@@ -53,6 +54,13 @@ bool printable_block(std::uint64_t w) { return !(w & high_bits) && text::bytes_b
   const std::uint64_t spaces = text::bytes_between(low, 0x20, 0x20) & ascii;
   return !(spaces & (spaces << 8)) && (!(spaces >> 63) || (next > 0x20 && next < 0x7F));
 }
+
+// The letters U+00C0..U+017F (two bytes, lead C3..C5) that can never make check_words report a
+// word: Latin script, and a confusable skeleton that keeps a non-ASCII character. A word made of
+// these, ASCII letters, digits and '_' is one script (no mixed-script hit), and its skeleton, the
+// concatenation of its characters' skeletons, is never all ASCII (no "spells a Latin word" hit).
+// Decided from ICU on first use, so a change of ICU data cannot leave a stale list behind.
+bool quiet_latin_letter(unsigned char lead, unsigned char trail);
 
 // A bidi embedding or isolate, judged once the whole text has been seen.
 struct bidi_control {
@@ -177,6 +185,23 @@ std::uint8_t properties_of(char32_t cp) {
     table[cp].store(bits, std::memory_order_relaxed);
   }
   return bits;
+}
+
+bool quiet_latin_letter(unsigned char lead, unsigned char trail) {
+  static const auto table = [] {
+    std::array<bool, 3 * 64> quiet{};  // indexed by (lead - 0xC3) * 64 + (trail & 0x3F)
+    for (char32_t cp = 0xC0; cp < 0x180; ++cp) {
+      const auto props = properties_of(cp);
+      if (!(props & cp_latin) || !(props & cp_word)) continue;
+      std::string one;
+      text::append_utf8(one, cp);
+      const std::string skeleton = text::skeleton(one);
+      quiet[cp - 0xC0] = std::any_of(skeleton.begin(), skeleton.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+    }
+    return quiet;
+  }();
+  const unsigned index = (lead - 0xC3u) * 64u + (trail & 0x3Fu);
+  return lead - 0xC3u < 3u && (trail & 0xC0u) == 0x80u && table[index];
 }
 
 std::string printable_or_hex(const std::string& bytes) {
@@ -672,15 +697,29 @@ class scanner {
     auto ascii_word_byte = [](unsigned char c) {
       return c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9');
     };
-    for (std::size_t i = 0; i < n;) {
+    // Quiet Latin letters (accented prose is mostly these) are stepped over: a word is taken only
+    // from a character that could make it reportable, back to its start over ASCII word bytes and
+    // quiet letters (never past the end of the word taken before, `floor`).
+    auto quiet_at = [this](std::size_t k) {
+      return quiet_latin_letter(static_cast<unsigned char>(raw_[k]), static_cast<unsigned char>(raw_[k + 1]));
+    };
+    for (std::size_t i = 0, floor = 0; i < n;) {
       std::size_t q = text::next_non_ascii(raw_, i);
       if (q >= n) break;
+      if (q + 1 < n && quiet_at(q)) {
+        i = q + 2;
+        continue;
+      }
       const decoded first = at(q);
       if (!is_word_cp(first.cp)) {
         i = first.next;
         continue;
       }
-      while (q > i && ascii_word_byte(static_cast<unsigned char>(raw_[q - 1]))) --q;
+      while (q > floor) {
+        if (ascii_word_byte(static_cast<unsigned char>(raw_[q - 1]))) --q;
+        else if (q - floor >= 2 && quiet_at(q - 2)) q -= 2;
+        else break;
+      }
       i = q;
       std::size_t j = i, count = 0;
       bool non_ascii = false, latin = false, all_latin = true;
@@ -708,7 +747,7 @@ class scanner {
             words_.add(severity::medium, 0.7, i, j, "non-Latin word that spells the Latin word '" + skel + "'");
         }
       }
-      i = j;
+      i = floor = j;
     }
   }
 
