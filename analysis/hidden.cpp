@@ -59,8 +59,16 @@ bool printable_block(std::uint64_t w) { return !(w & high_bits) && text::bytes_b
 // word: Latin script, and a confusable skeleton that keeps a non-ASCII character. A word made of
 // these, ASCII letters, digits and '_' is one script (no mixed-script hit), and its skeleton, the
 // concatenation of its characters' skeletons, is never all ASCII (no "spells a Latin word" hit).
-// Decided from ICU on first use, so a change of ICU data cannot leave a stale list behind.
-bool quiet_latin_letter(unsigned char lead, unsigned char trail);
+// Decided from ICU on first use, so a change of ICU data cannot leave a stale list behind. Indexed by
+// quiet_latin_index.
+const std::array<bool, 3 * 64>& quiet_latin_letters();
+
+// The index of a two-byte character with lead C3..C5 into quiet_latin_letters(), or 3 * 64 (out
+// of range) for anything else.
+[[gnu::always_inline]] inline unsigned quiet_latin_index(unsigned char lead, unsigned char trail) {
+  const unsigned index = (lead - 0xC3u) * 64u + (trail & 0x3Fu);
+  return lead - 0xC3u < 3u && (trail & 0xC0u) == 0x80u ? index : 3 * 64;
+}
 
 // A bidi embedding or isolate, judged once the whole text has been seen.
 struct bidi_control {
@@ -187,9 +195,9 @@ std::uint8_t properties_of(char32_t cp) {
   return bits;
 }
 
-bool quiet_latin_letter(unsigned char lead, unsigned char trail) {
+const std::array<bool, 3 * 64>& quiet_latin_letters() {
   static const auto table = [] {
-    std::array<bool, 3 * 64> quiet{};  // indexed by (lead - 0xC3) * 64 + (trail & 0x3F)
+    std::array<bool, 3 * 64> quiet{};
     for (char32_t cp = 0xC0; cp < 0x180; ++cp) {
       const auto props = properties_of(cp);
       if (!(props & cp_latin) || !(props & cp_word)) continue;
@@ -200,8 +208,7 @@ bool quiet_latin_letter(unsigned char lead, unsigned char trail) {
     }
     return quiet;
   }();
-  const unsigned index = (lead - 0xC3u) * 64u + (trail & 0x3Fu);
-  return lead - 0xC3u < 3u && (trail & 0xC0u) == 0x80u && table[index];
+  return table;
 }
 
 std::string printable_or_hex(const std::string& bytes) {
@@ -700,8 +707,10 @@ class scanner {
     // Quiet Latin letters (accented prose is mostly these) are stepped over: a word is taken only
     // from a character that could make it reportable, back to its start over ASCII word bytes and
     // quiet letters (never past the end of the word taken before, `floor`).
-    auto quiet_at = [this](std::size_t k) {
-      return quiet_latin_letter(static_cast<unsigned char>(raw_[k]), static_cast<unsigned char>(raw_[k + 1]));
+    const auto& quiet = quiet_latin_letters();
+    auto quiet_at = [this, &quiet](std::size_t k) {
+      const unsigned index = quiet_latin_index(static_cast<unsigned char>(raw_[k]), static_cast<unsigned char>(raw_[k + 1]));
+      return index < quiet.size() && quiet[index];
     };
     for (std::size_t i = 0, floor = 0; i < n;) {
       std::size_t q = text::next_non_ascii(raw_, i);
