@@ -295,7 +295,7 @@ class normal_writer {
     w_ += length;
   }
   // The normalised bytes of one character that starts at raw offset from.
-  void character(std::string_view bytes, std::size_t from) {
+  [[gnu::always_inline]] void character(std::string_view bytes, std::size_t from) {
     room(bytes.size());
     if (bytes.size() == 1) continue_linear(from);
     else segments_.push_back({static_cast<std::uint32_t>(w_), static_cast<std::uint32_t>(from), false});
@@ -310,10 +310,11 @@ class normal_writer {
   }
 
  private:
-  void room(std::size_t more) {
-    if (w_ + more > text_.size()) text_.resize(std::max(text_.size() * 2, w_ + more));
+  [[gnu::always_inline]] void room(std::size_t more) {
+    if (w_ + more > text_.size()) [[unlikely]] grow(more);
   }
-  void continue_linear(std::size_t from) {
+  [[gnu::noinline]] void grow(std::size_t more) { text_.resize(std::max(text_.size() * 2, w_ + more)); }
+  [[gnu::always_inline]] void continue_linear(std::size_t from) {
     if (!segments_.empty()) {
       const auto& last = segments_.back();
       if (last.linear && last.raw + (w_ - last.view) == from) return;
