@@ -60,15 +60,8 @@ bool printable_block(std::uint64_t w) { return !(w & high_bits) && text::bytes_b
 // these, ASCII letters, digits and '_' is one script (no mixed-script hit), and its skeleton, the
 // concatenation of its characters' skeletons, is never all ASCII (no "spells a Latin word" hit).
 // Decided from ICU on first use, so a change of ICU data cannot leave a stale list behind. Indexed by
-// quiet_latin_index.
+// (lead - 0xC3) * 64 + (trail & 0x3F).
 const std::array<bool, 3 * 64>& quiet_latin_letters();
-
-// The index of a two-byte character with lead C3..C5 into quiet_latin_letters(), or 3 * 64 (out
-// of range) for anything else.
-[[gnu::always_inline]] inline unsigned quiet_latin_index(unsigned char lead, unsigned char trail) {
-  const unsigned index = (lead - 0xC3u) * 64u + (trail & 0x3Fu);
-  return lead - 0xC3u < 3u && (trail & 0xC0u) == 0x80u ? index : 3 * 64;
-}
 
 // A bidi embedding or isolate, judged once the whole text has been seen.
 struct bidi_control {
@@ -284,6 +277,14 @@ class scanner {
   // The byte after the eight at i, or 0 at the end of the text.
   unsigned char after_block(std::size_t i) const { return i + 8 < raw_.size() ? static_cast<unsigned char>(raw_[i + 8]) : 0; }
 
+  // How many of the eight bytes w at i hold nothing to report: printable ASCII without two spaces
+  // in a row (quiet_prefix), each space a run of one, shorter than every threshold. The common case
+  // is tested first, cheaper: eight printable bytes, neither end a space.
+  [[gnu::always_inline]] std::size_t quiet_ascii(std::size_t i, std::uint64_t w) const {
+    if (printable_block(w) && raw_[i] != ' ' && raw_[i + 7] != ' ') return 8;
+    return quiet_prefix(w, after_block(i));
+  }
+
   // Byte-level checks shared by both paths; returns how many bytes were consumed (0: none).
   std::size_t ascii_event(std::size_t i) {
     const auto b = static_cast<unsigned char>(raw_[i]);
@@ -329,22 +330,13 @@ class scanner {
     std::size_t i = 0;
     bool line_start = true;
     while (i < n) {
-      // Hot path, up to eight bytes at a time (quiet_prefix): each space in them is a run of one,
-      // shorter than every threshold, so they hold nothing to report.
-      if (i + 8 <= n) {
-        // The common case first, cheaper: eight printable bytes, neither end a space.
-        const std::uint64_t w = load8(raw_.data() + i);
-        if (printable_block(w) && raw_[i] != ' ' && raw_[i + 7] != ' ') {
-          line_start = false;
-          i += 8;
-          continue;
-        }
-        if (const std::size_t quiet = quiet_prefix(w, after_block(i)); quiet > 0) {
+      // Hot path, up to eight bytes at a time.
+      if (i + 8 <= n)
+        if (const std::size_t quiet = quiet_ascii(i, load8(raw_.data() + i)); quiet > 0) {
           line_start = false;
           i += quiet;
           continue;
         }
-      }
       const auto b = static_cast<unsigned char>(raw_[i]);
       if (b >= 0x21 && b < 0x7F) { line_start = false; ++i; continue; }
       if (b == ' ' || b == '\t') {
@@ -458,19 +450,11 @@ class scanner {
     char32_t prev = invalid_code_point;
     std::size_t blank_run_end = 0;  // newlines before this byte belong to a run already judged
     for (std::size_t i = 0; i < n;) {
-      // Up to eight printable ASCII bytes without two spaces in a row (quiet_prefix): nothing to
-      // report (each space is a run of one, shorter than every threshold; a run never comes in from
-      // before, as whole runs are consumed below and this path never stops after a space whose run
-      // may go on).
+      // Up to eight bytes at a time: accented Latin prose (latin_block) or quiet ASCII
+      // (quiet_ascii). A space run never comes in from before, as whole runs are consumed below
+      // and neither step stops after a space whose run may go on.
       if (i + 8 <= n) {
-        // The common case first, cheaper: eight printable bytes, neither end a space.
         const std::uint64_t w = load8(raw_.data() + i);
-        if (printable_block(w) && raw_[i] != ' ' && raw_[i + 7] != ' ') {
-          line_start = false;
-          prev = static_cast<unsigned char>(raw_[i + 7]);
-          i += 8;
-          continue;
-        }
         if ((w & high_bits) && latin_block(w, after_block(i))) {
           line_start = false;
           const auto last = static_cast<unsigned char>(raw_[i + 7]);
@@ -478,7 +462,7 @@ class scanner {
           i += 8;
           continue;
         }
-        if (const std::size_t quiet = quiet_prefix(w, after_block(i)); quiet > 0) {
+        if (const std::size_t quiet = quiet_ascii(i, w); quiet > 0) {
           line_start = false;
           prev = static_cast<unsigned char>(raw_[i + quiet - 1]);
           i += quiet;
@@ -694,23 +678,23 @@ class scanner {
       count_scripts();
       return letters_ > 0 && latin_letters_ * 10 >= letters_ * 6;
     };
-    auto is_word_cp = [](char32_t c) {
-      if (c < 0x80) return c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9');
+    auto ascii_word_byte = [](unsigned char c) {
+      return c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9');
+    };
+    auto is_word_cp = [&](char32_t c) {
+      if (c < 0x80) return ascii_word_byte(static_cast<unsigned char>(c));
       return c != invalid_code_point && (properties_of(c) & cp_word);
     };
     // Only words with a non-ASCII character can be reported: jump from one non-ASCII byte to the
     // next and take the word around it (the bytes skipped before it are ASCII, so its start is
     // found by walking back over ASCII word bytes, never past the previous word's end).
-    auto ascii_word_byte = [](unsigned char c) {
-      return c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9');
-    };
     // Quiet Latin letters (accented prose is mostly these) are stepped over: a word is taken only
     // from a character that could make it reportable, back to its start over ASCII word bytes and
     // quiet letters (never past the end of the word taken before, `floor`).
     const auto& quiet = quiet_latin_letters();
     auto quiet_at = [this, &quiet](std::size_t k) {
-      const unsigned index = quiet_latin_index(static_cast<unsigned char>(raw_[k]), static_cast<unsigned char>(raw_[k + 1]));
-      return index < quiet.size() && quiet[index];
+      const unsigned lead = static_cast<unsigned char>(raw_[k]) - 0xC3u, trail = static_cast<unsigned char>(raw_[k + 1]);
+      return lead < 3 && (trail & 0xC0) == 0x80 && quiet[lead * 64 + (trail & 0x3F)];
     };
     for (std::size_t i = 0, floor = 0; i < n;) {
       std::size_t q = text::next_non_ascii(raw_, i);
