@@ -111,22 +111,40 @@ run() {
 
 echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); results in $out_dir"
 if want stdio; then
+# The small-echo paths, in the order of the first repetition. Each repetition starts one path
+# further on, so that no path always follows the same one (a fixed order gave the path after the
+# Node relay a slower start on this VM, run after run).
+echo_paths=(direct c_relay)
+[[ $have_node == 1 ]] && echo_paths+=(node_relay)
+echo_paths+=(warden_noenum warden)
+[[ ${#warden_full[@]} -gt 0 ]] && echo_paths+=(warden_full)
+
+# run_echo PATH MODE CALLS LOADGEN-ARGS...: the bench echo server through PATH.
+run_echo() {
+  local path=$1 mode=$2 calls=$3; shift 3
+  local cmd=()
+  case $path in
+    direct) cmd=() ;;
+    c_relay) cmd=("$c_relay" --) ;;
+    node_relay) cmd=("${node_relay[@]}") ;;
+    warden_noenum) cmd=("${warden_noenum[@]}") ;;
+    warden) cmd=("${warden_default[@]}") ;;
+    warden_full) cmd=("${warden_full[@]}"); rm -f "$out_dir"/audit.jsonl* ;;
+  esac
+  run "echo.$mode.$path" "$@" -- "${cmd[@]}" "$echo_server"
+  [[ $path != warden_full ]] || audit_complete "echo.$mode.warden_full" "$calls"
+}
+
 for rep in $(seq 1 "$reps"); do
   echo "== repetition $rep/$reps"
   # Small echo calls, one at a time (added latency) and pipelined (throughput).
   for mode in latency throughput; do
     if [[ $mode == latency ]]; then n=$lat_n; else n=$tp_n; fi
     args=(--mode "$mode" --calls "$n" --warmup "$warm" --window 64)
-    run "echo.$mode.direct" "${args[@]}" -- "$echo_server"
-    run "echo.$mode.c_relay" "${args[@]}" -- "$c_relay" -- "$echo_server"
-    if [[ $have_node == 1 ]]; then run "echo.$mode.node_relay" "${args[@]}" -- "${node_relay[@]}" "$echo_server"; fi
-    run "echo.$mode.warden_noenum" "${args[@]}" -- "${warden_noenum[@]}" "$echo_server"
-    run "echo.$mode.warden" "${args[@]}" -- "${warden_default[@]}" "$echo_server"
-    if [[ ${#warden_full[@]} -gt 0 ]]; then
-      rm -f "$out_dir"/audit.jsonl*
-      run "echo.$mode.warden_full" "${args[@]}" -- "${warden_full[@]}" "$echo_server"
-      audit_complete "echo.$mode.warden_full" $((n + warm))
-    fi
+    count=${#echo_paths[@]}
+    for ((j = 0; j < count; j++)); do
+      run_echo "${echo_paths[$(( (j + rep - 1) % count ))]}" "$mode" $((n + warm)) "${args[@]}"
+    done
   done
 done
 
