@@ -242,35 +242,38 @@ def generate(cases, machine, plot_dir, doc_dir):
     lines.append("")
     lines.append("| target | measured | met |")
     lines.append("|---|---|---|")
-    w_added = (g("echo.latency.warden_noenum", "p50_us") or 0) - (direct_p50 or 0)
-    if relay_added > 0:
+    # Passthrough runs as two rows of the same relay code (--no-enumerate and default); their
+    # difference is the machine's noise. Against the C relay and the Node relay the worse of the
+    # two counts, so that a target is not met by the luckier row.
+    pass_added_rows = [v - direct_p50 for v in (g(f"echo.latency.{k}", "p50_us") for k in ("warden_noenum", "warden"))
+                       if v is not None and direct_p50 is not None]
+    pass_tp_rows = [v for v in (g(f"echo.throughput.{k}", "calls_per_s") for k in ("warden_noenum", "warden")) if v]
+    w_added = max(pass_added_rows, default=0)
+    if relay_added > 0 and pass_added_rows:
         r = w_added / relay_added
-        lines.append(f"| added latency (passthrough) ≤ 1.5× the C relay's | {w_added:.1f} µs vs {relay_added:.1f} µs = "
+        lines.append(f"| added latency (passthrough, the worse row) ≤ 1.5× the C relay's | {w_added:.1f} µs vs {relay_added:.1f} µs = "
                      f"{r:.2f}× | {'yes' if r <= 1.5 else 'no'} |")
-    w_tp = g("echo.throughput.warden_noenum", "calls_per_s")
+    w_tp = min(pass_tp_rows, default=None)
     if w_tp and tp_relay:
         r = w_tp / tp_relay
-        lines.append(f"| pipelined passthrough ≥ 0.5× the C relay's calls/s | {w_tp:,.0f} vs {tp_relay:,.0f} = {r:.2f}× | "
+        lines.append(f"| pipelined passthrough (the worse row) ≥ 0.5× the C relay's calls/s | {w_tp:,.0f} vs {tp_relay:,.0f} = {r:.2f}× | "
                      f"{'yes' if r >= 0.5 else 'no'} |")
     # The full path against passthrough, taking the better of the two passthrough rows (the same
     # code path per call; their difference is the machine's noise), so that the ratio is not flattered.
     full_added = (g("echo.latency.warden_full", "p50_us") or 0) - (direct_p50 or 0)
-    pass_added = [v - direct_p50 for v in (g(f"echo.latency.{k}", "p50_us") for k in ("warden_noenum", "warden"))
-                  if v is not None and direct_p50 is not None]
-    if full_added > 0 and pass_added and min(pass_added) > 0:
-        r = full_added / min(pass_added)
+    if full_added > 0 and pass_added_rows and min(pass_added_rows) > 0:
+        r = full_added / min(pass_added_rows)
         lines.append(f"| full path (policy + audit + scan) adds ≤ 2× what passthrough adds, p50 | {full_added:.1f} µs vs "
-                     f"{min(pass_added):.1f} µs = {r:.2f}× | {'yes' if r <= 2 else 'no'} |")
+                     f"{min(pass_added_rows):.1f} µs = {r:.2f}× | {'yes' if r <= 2 else 'no'} |")
     full_tp = g("echo.throughput.warden_full", "calls_per_s")
-    pass_tp = [v for v in (g(f"echo.throughput.{k}", "calls_per_s") for k in ("warden_noenum", "warden")) if v]
-    if full_tp and pass_tp:
-        r = full_tp / max(pass_tp)
-        lines.append(f"| full path pipelined ≥ 0.5× passthrough's calls/s | {full_tp:,.0f} vs {max(pass_tp):,.0f} = {r:.2f}× | "
+    if full_tp and pass_tp_rows:
+        r = full_tp / max(pass_tp_rows)
+        lines.append(f"| full path pipelined ≥ 0.5× passthrough's calls/s | {full_tp:,.0f} vs {max(pass_tp_rows):,.0f} = {r:.2f}× | "
                      f"{'yes' if r >= 0.5 else 'no'} |")
     n_added = (g("echo.latency.node_relay", "p50_us") or 0) - (direct_p50 or 0)
     n_tp = g("echo.throughput.node_relay", "calls_per_s")
     if n_tp and w_tp:
-        lines.append(f"| ahead of the Node relay (latency, throughput) | {w_added:.1f} vs {n_added:.1f} µs; "
+        lines.append(f"| ahead of the Node relay (latency, throughput; the worse passthrough row) | {w_added:.1f} vs {n_added:.1f} µs; "
                      f"{w_tp:,.0f} vs {n_tp:,.0f} calls/s | {'yes' if w_added < n_added and w_tp > n_tp else 'no'} |")
     lines.append("")
     return "\n".join(lines)
