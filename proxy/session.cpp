@@ -38,7 +38,13 @@ struct message_queue {
   transports::message_writer* writer = nullptr;
   bool writer_idle = false;
   bool more_coming = false;
+  unsigned burst = 0;  // messages of the reader's current burst queued since the writer's last turn
 };
+
+// Passthrough hands a burst (messages read together) to the writer every this many messages
+// instead of once at its end. Pipelined echo calls, window 64, 2 cores: 4 → 256,000–363,000,
+// 8 → 438,000–446,000, 16 → 400,000–414,000 calls/s; once per burst 207,000–268,000.
+constexpr unsigned burst_hand_over = 8;
 
 struct pending_request {
   std::string method;
@@ -174,6 +180,7 @@ class session::impl {
   // --- plumbing ---
   asio::awaitable<void> send(message_queue& queue, std::string bytes);
   bool try_enqueue(message_queue& queue, std::string& bytes);
+  bool writer_turn_due(message_queue& queue);
   asio::awaitable<void> close_queue(message_queue& queue);
   void post(message_queue& queue, std::string bytes);
   // Every coroutine of the session starts here and is counted, so that run() can return only
@@ -311,6 +318,7 @@ asio::awaitable<void> session::impl::relay_client() {
       spdlog::warn("client message contains invalid UTF-8; forwarded unchanged");
     if (needs_document(parsed.value, direction::client_to_server)) load_document(parsed.value, in.message.bytes);
     co_await handle_client_message(parsed.value, std::move(in.message.bytes));
+    if (writer_turn_due(to_server_)) co_await asio::post(executor_, asio::use_awaitable);
   }
   client_input_done_ = true;
   notify();
@@ -353,6 +361,7 @@ asio::awaitable<void> session::impl::relay_server() {
     }
     if (needs_document(parsed.value, direction::server_to_client)) load_document(parsed.value, in.message.bytes);
     co_await handle_server_message(parsed.value, std::move(in.message.bytes));
+    if (writer_turn_due(to_client_)) co_await asio::post(executor_, asio::use_awaitable);
   }
   server_output_done_ = true;
   notify();
@@ -507,6 +516,21 @@ bool session::impl::try_enqueue(message_queue& queue, std::string& bytes) {
   if (queue.channel.try_send(error_code{}, std::move(bytes))) return true;  // moved only on success
   queue.queued_bytes -= size;
   return false;
+}
+
+// Whether the reader feeding `queue` should step aside for its writer now. Without it a burst is
+// written only after its last message is framed, so the peer waits for the whole burst before it
+// starts on the first, and on two cores the three processes take turns instead of overlapping.
+// Passthrough only: with inspectors the relay thread is the busy one, and the extra writes and
+// wake-ups cost it more than the overlap gains (full path 112,000–174,000 → 88,000–131,000 calls/s).
+bool session::impl::writer_turn_due(message_queue& queue) {
+  if (!queue.more_coming || !inspectors_.empty()) {
+    queue.burst = 0;
+    return false;
+  }
+  if (++queue.burst < burst_hand_over) return false;
+  queue.burst = 0;
+  return true;
 }
 
 // The writer finishes what is queued before this, then closes its stream.

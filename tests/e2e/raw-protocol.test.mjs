@@ -91,6 +91,24 @@ describe('byte-for-byte forwarding', () => {
     assert.equal(r.proxied.initLine, r.direct.initLine, 'server->client bytes (initialize response) changed by the proxy');
     assert.equal(r.proxied.resp, r.direct.resp, 'server->client bytes (tool response) changed by the proxy');
   });
+
+  // Pipelined traffic: the relay hands a burst to its writer in parts (passthrough) or whole
+  // (with inspectors); either way nothing may be lost, reordered or changed.
+  for (const [label, proxyArgs] of [['passthrough', []], ['policy enforced', ['--mode', 'enforce']]]) {
+    test(`byte-probe: 1,000 requests written at once come back complete, in order, byte-identical (${label})`, T, async () => {
+      const first = 1000, count = 1000;
+      const r = await both(fixtureSpec('byte-probe-server.mjs'), async (peer) => {
+        await rawHandshake(peer, { protocolVersion: '2025-03-26' });
+        const burst = Array.from({ length: count }, (_, i) => WEIRD_ECHO(first + i).replace('"echo"', '"mirror"'));
+        peer.writeRaw(burst.join('\n') + '\n');
+        await peer.waitLine((m) => m.id === first + count - 1, 20_000, 'the answer to the last request');
+        const ours = (line) => { const id = JSON.parse(line).id; return typeof id === 'number' && id >= first && id < first + count; };
+        return peer.lines.map((b) => b.toString('utf8')).filter(ours);
+      }, proxyArgs);
+      assert.equal(r.direct.length, count, 'direct baseline broken');
+      assert.deepEqual(r.proxied, r.direct);
+    });
+  }
 });
 
 test('oldest and newest stateful revisions: initialize and tools/list answers are byte-identical', T, async () => {
