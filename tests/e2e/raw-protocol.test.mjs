@@ -61,6 +61,8 @@ const assertAlive = async (peer, id) => {
 const WEIRD_ECHO = (id) =>
   `{ "params" : { "arguments" : {"message":"caf\\u00e9 \\ud83d\\ude00 \\/ tab\\t ünï"} , "name":"echo"},` +
   `   "method":"tools/call" ,"jsonrpc" : "2.0", "id" : ${JSON.stringify(id)} }`;
+// The same request for byte-probe's `mirror` tool, which answers with the bytes it received.
+const WEIRD_MIRROR = (id) => WEIRD_ECHO(id).replace('"echo"', '"mirror"');
 
 describe('byte-for-byte forwarding', () => {
   test('server-everything: same response bytes for an unusually formatted request', T, async () => {
@@ -78,7 +80,7 @@ describe('byte-for-byte forwarding', () => {
     const r = await both(fixtureSpec('byte-probe-server.mjs'), async (peer) => {
       const init = await rawHandshake(peer, { protocolVersion: '2025-03-26' });
       const initLine = await peer.waitLine((m) => m.id === 'init-1');
-      const req = WEIRD_ECHO(11).replace('"echo"', '"mirror"');
+      const req = WEIRD_MIRROR(11);
       peer.send(req);
       const resp = await peer.waitLine((m) => m.id === 11, 5000, 'mirror response');
       const mirrored = Buffer.from(JSON.parse(resp.toString('utf8')).result.content[0].text, 'base64');
@@ -99,7 +101,7 @@ describe('byte-for-byte forwarding', () => {
       const first = 1000, count = 1000;
       const r = await both(fixtureSpec('byte-probe-server.mjs'), async (peer) => {
         await rawHandshake(peer, { protocolVersion: '2025-03-26' });
-        const burst = Array.from({ length: count }, (_, i) => WEIRD_ECHO(first + i).replace('"echo"', '"mirror"'));
+        const burst = Array.from({ length: count }, (_, i) => WEIRD_MIRROR(first + i));
         peer.writeRaw(burst.join('\n') + '\n');
         await peer.waitLine((m) => m.id === first + count - 1, 20_000, 'the answer to the last request');
         const ours = (line) => { const id = JSON.parse(line).id; return typeof id === 'number' && id >= first && id < first + count; };
