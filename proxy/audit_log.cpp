@@ -1,6 +1,8 @@
 #include "proxy/audit_log.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/resource.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -51,6 +53,17 @@ bool is_hex64(std::string_view s) {
   for (char c : s)
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   return true;
+}
+
+// Names the writer thread and lowers its priority by `nice` steps (see audit_options::writer_nice).
+// Either may fail (no permission, no such call): the writer then runs as it is.
+void become_background_writer(int nice) {
+  ::pthread_setname_np(::pthread_self(), "warden-audit");
+  if (nice <= 0) return;
+  const auto thread = static_cast<id_t>(::gettid());
+  errno = 0;
+  const int current = ::getpriority(PRIO_PROCESS, thread);
+  if (errno == 0) ::setpriority(PRIO_PROCESS, thread, std::min(19, current + nice));
 }
 
 bool write_all(int fd, std::string_view bytes) {
@@ -372,6 +385,7 @@ void audit_log::enqueue(entry next) {
 }
 
 void audit_log::writer_loop() {
+  become_background_writer(options_.writer_nice);
   for (;;) {
     std::vector<entry> batch;
     std::uint64_t dropped = 0;
