@@ -29,17 +29,24 @@ namespace {
 constexpr std::string_view hash_prefix = ",\"hash\":\"";
 constexpr std::size_t hash_suffix_size = hash_prefix.size() + 64 + 2;  // ,"hash":"<64>"}
 
-// The record line of an event: its canonical text with "seq" and "prev", then
+// Appends the record line of an event to `out`: its canonical text with "seq" and "prev", then
 // `,"hash":"<sha256 of that text>"` before the closing brace, and a newline. Sets `hash`.
-std::string chain_record(audit_record& event, std::uint64_t seq, const std::string& prev, std::string& hash) {
+// Written in place: a batch's records are appended to the one text handed to write(2).
+void append_record(std::string& out, audit_record& event, std::uint64_t seq, const std::string& prev, std::string& hash) {
   event.count("seq", seq);
   event.text("prev", prev, false);
-  std::string line = event.canonical_text();
-  hash = config::sha256_hex(line);
-  line.pop_back();
-  line += hash_prefix;
-  line += hash;
-  line += "\"}\n";
+  const std::size_t start = out.size();
+  event.append_canonical_text(out);
+  hash = config::sha256_hex(std::string_view(out).substr(start));
+  out.pop_back();
+  out += hash_prefix;
+  out += hash;
+  out += "\"}\n";
+}
+
+std::string chain_record(audit_record& event, std::uint64_t seq, const std::string& prev, std::string& hash) {
+  std::string line;
+  append_record(line, event, seq, prev, hash);
   return line;
 }
 
@@ -188,6 +195,12 @@ void audit_record::redact_and_cap(const audit_options& rules) {
 }
 
 std::string audit_record::canonical_text() const {
+  std::string out;
+  append_canonical_text(out);
+  return out;
+}
+
+void audit_record::append_canonical_text(std::string& out) const {
   // Sorted by key (an insertion sort of pointers: a record has a few dozen members at most, and
   // moving the members themselves cost more than writing them); it is stable, so of members with
   // equal keys the one added last comes last and is the one written.
@@ -203,12 +216,13 @@ std::string audit_record::canonical_text() const {
     while (at != order.begin() && before(m.key, (*(at - 1))->key)) --at;
     order.insert(at, &m);
   }
-  std::string out;
-  out.reserve(512);
+  out.reserve(out.size() + 512);
   out += '{';
+  bool first = true;
   for (std::size_t i = 0; i < order.size(); ++i) {
     if (i + 1 < order.size() && order[i + 1]->key == order[i]->key) continue;
-    if (out.size() > 1) out += ',';
+    if (!first) out += ',';
+    first = false;
     config::append_json_string(out, order[i]->key);
     out += ':';
     std::visit(
@@ -222,7 +236,6 @@ std::string audit_record::canonical_text() const {
         order[i]->value);
   }
   out += '}';
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -486,7 +499,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
   };
   auto append = [&](audit_record& event) {
     std::string hash;
-    text += chain_record(event, seq_ + 1, last_hash_, hash);
+    append_record(text, event, seq_ + 1, last_hash_, hash);
     ++seq_;
     last_hash_ = std::move(hash);
   };
