@@ -2,7 +2,9 @@
 // sense, with what the same server does when driven directly.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { everythingSpec, fixtureSpec, proxiedArgv, wardenBin, sanitized } from './support/peers.mjs';
 import { startRaw, rawHandshake, waitSingleChild, waitPidGone } from './support/raw.mjs';
@@ -94,9 +96,17 @@ describe('byte-for-byte forwarding', () => {
     assert.equal(r.proxied.resp, r.direct.resp, 'server->client bytes (tool response) changed by the proxy');
   });
 
-  // Pipelined traffic: the relay hands a burst to its writer in parts (passthrough) or whole
-  // (with inspectors); either way nothing may be lost, reordered or changed.
-  for (const [label, proxyArgs] of [['passthrough', []], ['policy enforced', ['--mode', 'enforce']]]) {
+  // Pipelined traffic: the relay hands a burst to its writer in parts (every 8 messages in
+  // passthrough, every 16 with inspectors); nothing may be lost, reordered or changed, and with an
+  // audit log (its writer niced, the relay held back when the queue is full) every call is recorded.
+  const auditDir = mkdtempSync(join(tmpdir(), 'warden-burst-'));
+  const audited = join(auditDir, 'audit.jsonl');
+  const variants = [
+    ['passthrough', []],
+    ['policy enforced', ['--mode', 'enforce']],
+    ['policy enforced, audited', ['--mode', 'enforce', '--audit-log', audited]],
+  ];
+  for (const [label, proxyArgs] of variants) {
     test(`byte-probe: 1,000 requests written at once come back complete, in order, byte-identical (${label})`, T, async () => {
       const first = 1000, count = 1000;
       const r = await both(fixtureSpec('byte-probe-server.mjs'), async (peer) => {
@@ -109,6 +119,13 @@ describe('byte-for-byte forwarding', () => {
       }, proxyArgs);
       assert.equal(r.direct.length, count, 'direct baseline broken');
       assert.deepEqual(r.proxied, r.direct);
+      if (!proxyArgs.includes('--audit-log')) return;
+      const calls = readFileSync(audited, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+        .filter((e) => e.event === 'call' && e.id >= first && e.id < first + count);
+      assert.deepEqual(calls.map((e) => e.id), Array.from({ length: count }, (_, i) => first + i), 'one record per call, in order');
+      assert.ok(calls.every((e) => e.decision === 'allow' && e.tool === 'mirror'));
+      assert.match(execFileSync(wardenBin(), ['log', 'verify', audited], { encoding: 'utf8' }), /^ok: /);
+      rmSync(auditDir, { recursive: true, force: true });
     });
   }
 });
