@@ -285,6 +285,10 @@ std::vector<std::string> call_arguments::secret_kinds(bool generic) const {
   if (document_) return secret_kinds_in(*document_, generic);
   std::vector<std::string> kinds;
   if (text_.empty()) return kinds;
+  // Without escapes every string of the text is a slice of it, and whatever may_hold_secret()
+  // accepts, it accepts in any longer text that contains it: when the whole text cannot hold a
+  // credential, none of its strings can. Most arguments end here, without walking their strings.
+  if (text_.find('\\') == std::string::npos && !may_hold_secret(text_, generic)) return kinds;
   std::string storage;
   const bool sure = json_text::for_each_string_token(
       text_, [&](std::string_view token) { add_secret_kinds(json_text::string_text(token, storage), generic, kinds); });

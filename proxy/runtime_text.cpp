@@ -143,9 +143,12 @@ constexpr std::array<unsigned char, 256> secret_byte_classes = [] {
 // them contains "pass", "pwd", "secret", "key" or "token", in any case.
 bool names_credential(std::string_view text) {
   const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; };
+  static constexpr std::string_view words[] = {"pass", "pwd", "secret", "key", "token"};
   for (std::size_t i = 0; i < text.size(); ++i) {
-    for (std::string_view word : {"pass", "pwd", "secret", "key", "token"}) {
-      if (lower(text[i]) != word[0] || text.size() - i < word.size()) continue;
+    const char first = lower(text[i]);
+    if (first != 'p' && first != 's' && first != 'k' && first != 't') continue;  // most bytes
+    for (std::string_view word : words) {
+      if (first != word[0] || text.size() - i < word.size()) continue;
       std::size_t k = 1;
       while (k < word.size() && lower(text[i + k]) == word[k]) ++k;
       if (k == word.size()) return true;

@@ -139,6 +139,11 @@ TEST_CASE("secrets in arguments read from their text agree with the document") {
       R"(["x",{"n":{"deep":"token=)" + aws + R"("}}])",
       R"("password=Sup3rS3cretValue!")",
       R"(42)",
+      // Escaped, a credential's prefix is not in the text as it stands; keys that name one.
+      R"({"k":"\u0041KIAIOSFODNN7EXAMPLE"})",
+      R"({"k":"gh\u0070_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"})",
+      R"({"api_key":"short","token":"x"})",
+      R"({"note":"no credential, long enough to be looked at"})",
   };
   policy_engine e(parse(R"({"secrets":{"arguments":"deny"},"roles":{"send_*":["external_sink"]}})"), config::mode::enforce);
   for (const auto& text : texts) {
