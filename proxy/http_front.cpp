@@ -253,7 +253,7 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
         if (auto it = routes.find(id_key(first.id)); it != routes.end()) target = it->second;
         const auto forget = [&](const message& item) {
           if (item.kind != message_kind::response) return;
-          const std::string key = id_key(item.id);
+          const std::string& key = item.key();
           if (target) target->awaiting.erase(key);
           routes.erase(key);
           if (!item.id.is_null()) answered.push_back(item.id);

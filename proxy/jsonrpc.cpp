@@ -146,6 +146,14 @@ std::string log_excerpt(std::string_view bytes, std::size_t max_bytes) {
   return out;
 }
 
+const std::string& message::key() const {
+  if (!key_known_) {
+    key_ = id_key(id);
+    key_known_ = true;
+  }
+  return key_;
+}
+
 std::string id_key(const json& id) {
   // Same text as id.dump() (keys are parsed back with json::parse), without the serializer's
   // set-up: ids are keys of every relayed request and response.

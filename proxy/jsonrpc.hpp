@@ -38,6 +38,14 @@ struct message {
   bool had_invalid_utf8 = false;      // parsed from a copy with U+FFFD replacements
   // Without a document: the top-level members an inspector may read from the text instead.
   text_span params_text, result_text, error_text;
+
+  // id_key(id), worked out on first use: the relay looks a message's id up in several maps.
+  // (Set `id` before asking: the key is not worked out again.)
+  const std::string& key() const;
+
+ private:
+  mutable std::string key_;
+  mutable bool key_known_ = false;
 };
 
 // Why a line is not a message: JSON-RPC error code (-32700 parse error, -32600 invalid request),

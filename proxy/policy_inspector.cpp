@@ -83,7 +83,7 @@ bool policy_inspector::needs_document(const message& msg, direction from) const 
     case message_kind::notification:
       return false;  // recorded by method
     case message_kind::response: {
-      const auto it = pending_.find(id_key(msg.id));
+      const auto it = pending_.find(msg.key());
       return it != pending_.end() && !judged_from_text(it->second.method);
     }
     default:
@@ -136,7 +136,7 @@ verdict policy_inspector::on_client_request(const message& msg, const json& doc)
   const auto found = doc.find("params");  // read in place: a call's arguments can be large
   const json& params = found != doc.end() ? *found : no_params;
   pending entry = new_entry(msg);
-  const std::string key = id_key(msg.id);
+  const std::string& key = msg.key();
 
   if (msg.method == "initialize" && params.is_object()) {
     client_can_elicit_ = declares_elicitation(params.value("capabilities", json()));
@@ -187,7 +187,7 @@ verdict policy_inspector::decide_tool_call(const message& msg, pending entry, st
     record_pair(std::move(entry), nullptr, {{"enforced", true}});
     return deny_call(msg.id);
   }
-  pending& kept = pending_[id_key(msg.id)] = std::move(entry);
+  pending& kept = pending_[msg.key()] = std::move(entry);
   if (engine_.enforcing() && kept.decision.what == action::ask) return ask_user(msg, kept);
   return verdict::forward();
 }
@@ -201,7 +201,7 @@ verdict policy_inspector::deny_call(const json& id) {
 }
 
 verdict policy_inspector::ask_user(const message& msg, pending& entry) {
-  const std::string key = id_key(msg.id);
+  const std::string& key = msg.key();
   if (!client_can_elicit_) {
     entry.asked = "no-elicitation";
     entry.decision.what = action::deny;
@@ -261,7 +261,7 @@ verdict policy_inspector::ask_user(const message& msg, pending& entry) {
 // --- server -> client ----------------------------------------------------------------------------
 
 verdict policy_inspector::on_server_response(const message& msg, const message_context& context) {
-  auto it = pending_.find(id_key(msg.id));
+  auto it = pending_.find(msg.key());
   if (it == pending_.end()) return verdict::forward();
   pending entry = std::move(it->second);
   pending_.erase(it);

@@ -600,7 +600,7 @@ bool session::impl::needs_document(const message& msg, direction from) const {
       return from == direction::client_to_server && is_listing(msg.method);  // cursor of a page
     case message_kind::response: {
       if (from == direction::client_to_server) return !held_.empty();  // maybe the user's answer
-      const std::string key = id_key(msg.id);
+      const std::string& key = msg.key();
       if (internal_requests_.count(key)) return true;   // our own enumeration
       const auto it = client_requests_.find(key);
       return it != client_requests_.end() && is_listing(it->second.method);  // recorded surface
@@ -614,11 +614,11 @@ bool session::impl::needs_document(const message& msg, direction from) const {
 void session::impl::note_client_item(const message& item) {
   switch (item.kind) {
     case message_kind::request:
-      client_requests_[id_key(item.id)] =
+      client_requests_[item.key()] =
           pending_request{item.method, listing_params_of(item), clock_type::now()};
       break;
     case message_kind::response:
-      server_requests_.erase(id_key(item.id));
+      server_requests_.erase(item.key());
       break;
     case message_kind::notification:
       if (item.method == "notifications/cancelled") {
@@ -650,13 +650,13 @@ asio::awaitable<void> session::impl::handle_client_message(message& msg, std::st
   }
   if (msg.kind == message_kind::response && !held_.empty()) {
     // The user's answer to one of our own questions: never forwarded.
-    if (const std::string key = id_key(msg.id); held_.count(key)) {
+    if (const std::string& key = msg.key(); held_.count(key)) {
       co_await resolve_held(key, &msg.doc);
       co_return;
     }
   }
   if (msg.kind == message_kind::request && client_requests_.size() >= options_.max_pending &&
-      !client_requests_.count(id_key(msg.id))) {
+      !client_requests_.count(msg.key())) {
     ++counters_.client_rejected;
     spdlog::warn("request '{}' refused: {} requests already pending", msg.method, client_requests_.size());
     co_await send(to_client_, error_response(msg.id, error_codes::limit_exceeded,
@@ -693,7 +693,7 @@ void session::impl::maybe_start_enumeration() {
 bool session::impl::note_server_item(const message& item) {
   switch (item.kind) {
     case message_kind::response: {
-      const std::string key = id_key(item.id);
+      const std::string& key = item.key();
       if (auto own = internal_requests_.find(key); own != internal_requests_.end()) {
         const internal_request request = own->second;
         internal_requests_.erase(own);
@@ -707,7 +707,7 @@ bool session::impl::note_server_item(const message& item) {
       return true;
     }
     case message_kind::request:
-      server_requests_[id_key(item.id)] = pending_request{item.method, json(), clock_type::now()};
+      server_requests_[item.key()] = pending_request{item.method, json(), clock_type::now()};
       return true;
     case message_kind::notification:
       if (auto kind = list_kind_of_change(item.method); kind && options_.enumerate && enumeration_started_) {
@@ -778,7 +778,7 @@ asio::awaitable<void> session::impl::apply(verdict&& decision, const message& ms
       if (msg.kind == message_kind::request) {
         // The sender gets an answer instead; forget the request we will never forward.
         auto& pending = &forward_queue == &to_server_ ? client_requests_ : server_requests_;
-        pending.erase(id_key(msg.id));
+        pending.erase(msg.key());
         if (!decision.reply.is_null())
           co_await send(reply_queue, decision.reply.dump(-1, ' ', false, json::error_handler_t::replace));
       }
@@ -820,7 +820,7 @@ asio::awaitable<void> session::impl::inspect_batch(message& msg, std::string&& r
         spdlog::info("batch member blocked: {}", decision.reason);
         changed = true;
         if (item.kind == message_kind::request) {
-          (from_client ? client_requests_ : server_requests_).erase(id_key(item.id));
+          (from_client ? client_requests_ : server_requests_).erase(item.key());
           if (!decision.reply.is_null()) replies.push_back(std::move(decision.reply));
         }
     }
