@@ -49,12 +49,6 @@ struct audit_options {
   // After each write the writer lets records gather this long (group commit): under load one
   // wake-up and one write() per batch instead of per record; when idle a record waits at most this.
   std::chrono::milliseconds gather{2};
-  // Added to the writer thread's nice value (Linux schedules threads one by one; the thread is
-  // named "warden-audit"). Writing the log is background work: at +10 the scheduler runs the
-  // relay's pipeline first and the writer in the gaps, instead of the writer's batches taking a
-  // whole core from it. Nothing is lost by it: a writer that falls behind fills the queue, and the
-  // back-pressure above then holds the relay until the writer has taken it. 0: the process's own.
-  int writer_nice = 10;
   // Applied on the writer thread before a record is chained. Values from a peer (see
   // audit_record) get credentials replaced by "[REDACTED:<kind>]"; every value is capped:
   // strings past max_string bytes are cut, values nested past max_depth levels summarised.
