@@ -250,7 +250,7 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
         // Not one we can read (the session forwards only checked messages): routed as unrelated.
       } else if (first.kind == message_kind::response) {
         answers = true;
-        if (auto it = routes.find(id_key(first.id)); it != routes.end()) target = it->second;
+        if (auto it = routes.find(first.key()); it != routes.end()) target = it->second;
         const auto forget = [&](const message& item) {
           if (item.kind != message_kind::response) return;
           const std::string& key = item.key();

@@ -98,7 +98,7 @@ describe('byte-for-byte forwarding', () => {
 
   // Pipelined traffic: the relay hands a burst to its writer in parts (every 8 messages in
   // passthrough, every 16 with inspectors); nothing may be lost, reordered or changed, and with an
-  // audit log (its writer niced, the relay held back when the queue is full) every call is recorded.
+  // audit log (the relay held back when the writer's queue is full) every call is recorded.
   const auditDir = mkdtempSync(join(tmpdir(), 'warden-burst-'));
   const audited = join(auditDir, 'audit.jsonl');
   const variants = [
