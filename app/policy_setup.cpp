@@ -119,7 +119,12 @@ void policy_runtime::session_ended(const proxy::session_outcome& outcome, const 
                   {"inspector_failures", counters.inspector_failures}});
   audit_->close();
   const auto stats = audit_->stats();
-  if (stats.dropped) spdlog::warn("audit log: {} record(s) could not be written (recorded as records_dropped)", stats.dropped);
+  if (stats.not_announced)
+    spdlog::error("audit log: {} record(s) could not be written, {} of them not even as a records_dropped count "
+                  "(the log took no more writes)",
+                  stats.dropped, stats.not_announced);
+  else if (stats.dropped)
+    spdlog::warn("audit log: {} record(s) could not be written (recorded as records_dropped)", stats.dropped);
 }
 
 }  // namespace warden::app

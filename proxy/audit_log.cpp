@@ -15,6 +15,8 @@
 #include <fstream>
 #include <optional>
 
+#include <spdlog/spdlog.h>
+
 #include "config/digest.hpp"
 #include "config/lockfile.hpp"
 #include "proxy/runtime_text.hpp"
@@ -54,17 +56,22 @@ bool is_hex64(std::string_view s) {
   return true;
 }
 
-bool write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+// Writes `bytes`; returns how many reached the file. Fewer than all only on an error (a full disk
+// takes a text up to its last free byte, then refuses the rest); errno says which.
+std::size_t write_prefix(int fd, std::string_view bytes) {
+  std::size_t sent = 0;
+  while (sent < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + sent, bytes.size() - sent);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return false;
+      break;
     }
-    bytes.remove_prefix(static_cast<std::size_t>(n));
+    sent += static_cast<std::size_t>(n);
   }
-  return true;
+  return sent;
 }
+
+bool write_all(int fd, std::string_view bytes) { return write_prefix(fd, bytes) == bytes.size(); }
 
 // Holds flock(LOCK_EX) for one batch: several proxies may append to one log.
 class file_lock {
@@ -374,6 +381,7 @@ void audit_log::enqueue(entry next) {
 
 void audit_log::writer_loop() {
   ::pthread_setname_np(::pthread_self(), "warden-audit");  // for top -H, perf, gdb
+  bool note_retried = false;
   for (;;) {
     std::vector<entry> batch;
     std::uint64_t dropped = 0;
@@ -403,7 +411,10 @@ void audit_log::writer_loop() {
     }
     if (stop) {
       std::lock_guard lock(mutex_);
-      if (queue_.empty() && (dropped_ == 0 || last_write_failed_)) break;
+      // A loss owed after a failed write gets one more try, with the records_dropped note alone: a
+      // few hundred bytes may fit where the batch did not. Then close gives up; stats() counts
+      // what the log does not announce.
+      if (queue_.empty() && (dropped_ == 0 || (last_write_failed_ && std::exchange(note_retried, true)))) break;
     } else if (!batch.empty() && options_.gather.count() > 0) {
       std::unique_lock lock(mutex_);
       wake_.wait_for(lock, options_.gather, [&] { return stopping_ || queue_.size() >= options_.queue_capacity; });
@@ -442,33 +453,58 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
   std::string text;
   std::size_t in_text = 0;   // events of the batch inside `text`
   std::uint64_t lost = 0;
-  // Hands `text` to the kernel; on failure the chain rewinds to the last written record.
-  // The records_dropped note goes first into the first text; until that text is written the count
-  // it carries is still owed (found by tests/e2e/audit-disk-full.test.mjs).
+  // Hands `text` to the kernel. On a failed write the complete records that reached the file stay
+  // (a full disk takes a text up to its last free byte) and the torn end is cut off; the chain
+  // continues from the last record kept. The records_dropped note goes first into the first text;
+  // until it is on disk the count it carries is still owed (tests/e2e/audit-disk-full.test.mjs).
   bool note_owed = dropped > 0;
+  bool note_in_text = false;  // the note is the first line of `text`
   auto flush = [&]() {
     if (text.empty()) return;
     const std::uint64_t size_before = expected_size_;
     // After a failed write in this batch whose torn end could not be cut off, write nothing more
     // (count it as lost) until the next batch's refresh_tail() repairs the file.
-    if (size_before != std::uint64_t(-1) && write_all(fd_, text)) {
+    const std::size_t sent = size_before == std::uint64_t(-1) ? 0 : write_prefix(fd_, text);
+    if (sent == text.size()) {
       expected_size_ += text.size();
       written_ += in_text;
       dirty_ = true;
+      if (last_write_failed_) spdlog::warn("audit log '{}': writes succeed again", options_.path);
       last_write_failed_ = false;
       note_owed = false;
     } else {
-      last_write_failed_ = true;
-      seq_ = seq_before;
-      last_hash_ = hash_before;
-      // A partial write must not stay: the next record would be appended to its torn end.
-      if (size_before == std::uint64_t(-1) || ::ftruncate(fd_, static_cast<off_t>(size_before)) != 0)
-        expected_size_ = std::uint64_t(-1);
+      const int error = errno;
+      const auto last_newline = sent == 0 ? std::string::npos : text.rfind('\n', sent - 1);
+      const std::size_t keep = last_newline == std::string::npos ? 0 : last_newline + 1;
+      const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(keep), '\n'));
+      const std::size_t events = lines - (note_in_text && lines > 0 ? 1 : 0);
+      if (note_in_text && lines > 0) note_owed = false;
+      if (lines > 0) {
+        // Each line ends `"hash":"<64 hex>"}\n`.
+        seq_ = seq_before + lines;
+        last_hash_ = text.substr(keep - 3 - 64, 64);
+        dirty_ = true;
+      } else {
+        seq_ = seq_before;
+        last_hash_ = hash_before;
+      }
+      written_ += events;
+      lost += in_text - events;
       ++write_errors_;
-      lost += in_text;
+      if (!last_write_failed_ && size_before != std::uint64_t(-1))
+        spdlog::error("audit log '{}': a write failed ({}); records that cannot be written are counted and the "
+                      "loss is recorded once writes succeed again",
+                      options_.path, std::strerror(error));
+      last_write_failed_ = true;
+      // A torn end must not stay: the next record would be appended to it.
+      if (size_before == std::uint64_t(-1) || ::ftruncate(fd_, static_cast<off_t>(size_before + keep)) != 0)
+        expected_size_ = std::uint64_t(-1);
+      else
+        expected_size_ = size_before + keep;
     }
     text.clear();
     in_text = 0;
+    note_in_text = false;
     seq_before = seq_;
     hash_before = last_hash_;
   };
@@ -485,6 +521,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
                                          {"reason", "the audit queue was full or a write failed; these events were not recorded"}},
                                         false);
     append(note);
+    note_in_text = true;
   }
   for (auto& item : batch) {
     append(item.event);
@@ -526,6 +563,7 @@ audit_stats audit_log::stats() const {
   s.write_errors = write_errors_;
   std::lock_guard lock(mutex_);
   s.dropped = total_dropped_ + dropped_;
+  s.not_announced = dropped_;
   return s;
 }
 

@@ -104,6 +104,7 @@ class deferred_record {
 struct audit_stats {
   std::uint64_t written = 0;
   std::uint64_t dropped = 0;
+  std::uint64_t not_announced = 0;  // of `dropped`: not (yet) in a records_dropped record
   std::uint64_t write_errors = 0;
 };
 

@@ -1,9 +1,14 @@
 #include "proxy/audit_log.hpp"
 
 #include <doctest/doctest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
 #include <filesystem>
+#include <functional>
+#include <future>
 #include <random>
 #include <fstream>
 #include <sstream>
@@ -458,5 +463,148 @@ TEST_CASE("a stalled writer: one wait of full_wait, then records are dropped at 
     if (c.body["event"] == "records_dropped") announced += c.body["count"].get<std::uint64_t>();
   }
   CHECK(announced == 98);
+  CHECK(verify_log(t.path).ok);
+}
+
+namespace {
+// A record whose building waits for the test: the writer holds still while records queue up.
+struct gated_record final : deferred_record {
+  std::shared_future<void> open;
+  std::atomic<bool>* building;
+  gated_record(std::shared_future<void> f, std::atomic<bool>& b) : open(std::move(f)), building(&b) {}
+  audit_record build() && override {
+    *building = true;
+    open.wait();
+    audit_record event;
+    event.text("event", "gate", false);
+    return event;
+  }
+};
+
+// A disk that fills at `limit` bytes: RLIMIT_FSIZE makes write(2) take a text up to the limit and
+// refuse the rest (EFBIG; SIGXFSZ ignored), as a full disk does, without root. Process-wide while
+// it lives, so nothing else here writes files meanwhile.
+struct file_size_limit {
+  rlimit before{};
+  explicit file_size_limit(std::uintmax_t limit) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    ::getrlimit(RLIMIT_FSIZE, &before);
+    rlimit now = before;
+    now.rlim_cur = static_cast<rlim_t>(limit);
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &now) == 0);
+  }
+  ~file_size_limit() { ::setrlimit(RLIMIT_FSIZE, &before); }
+};
+
+bool wait_until(const std::function<bool()>& done) {
+  for (int i = 0; i < 500 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return done();
+}
+
+json padded_call(int n) { return {{"event", "call"}, {"n", n}, {"pad", std::string(1000, 'x')}}; }
+
+struct log_contents {
+  std::uint64_t calls = 0, announced = 0;
+  std::vector<std::string> events;
+};
+
+log_contents read_records(const std::string& path) {
+  log_contents out;
+  for (const auto& line : read_lines(path)) {
+    const auto c = check_record(line);
+    REQUIRE(c.ok);
+    out.events.push_back(c.body["event"].get<std::string>());
+    if (c.body["event"] == "call") ++out.calls;
+    if (c.body["event"] == "records_dropped") out.announced += c.body["count"].get<std::uint64_t>();
+  }
+  return out;
+}
+}  // namespace
+
+// An open log holding one "start" record, its writer held by a gate; ten ~1.2 KB calls queued
+// behind the gate form the writer's next batch.
+struct log_behind_gate {
+  temp_log t;
+  std::unique_ptr<audit_log> log;
+  std::uintmax_t size0 = 0;  // the file with the start record
+  std::promise<void> gate;
+
+  log_behind_gate() {
+    auto opened = audit_log::open(redacting(t));
+    REQUIRE(opened);
+    log = std::move(*opened);
+    log->record({{"event", "start"}});
+    REQUIRE(wait_until([&] { return read_lines(t.path).size() == 1; }));
+    size0 = std::filesystem::file_size(t.path);
+    std::atomic<bool> gate_taken{false};
+    log->record(std::make_unique<gated_record>(gate.get_future().share(), gate_taken));
+    REQUIRE(wait_until([&] { return gate_taken.load(); }));
+    for (int i = 0; i < 10; ++i) log->record(padded_call(i));
+  }
+};
+
+TEST_CASE("a write the disk takes in part keeps the whole records that reached it; the rest are announced") {
+  log_behind_gate held;
+  {
+    file_size_limit disk_full(held.size0 + 4000);  // the gate and ~3 calls fit
+    held.gate.set_value();
+    REQUIRE(wait_until([&] { return held.log->stats().write_errors > 0; }));
+    CHECK(std::filesystem::file_size(held.t.path) <= held.size0 + 4000);
+  }
+  held.log->record({{"event", "after"}});
+  held.log->close();
+  const auto contents = read_records(held.t.path);
+  CHECK(contents.calls >= 2);  // kept, though the text they were in was not written whole
+  CHECK(contents.calls + contents.announced == 10);
+  CHECK(contents.events.back() == "after");
+  const auto stats = held.log->stats();
+  CHECK(stats.dropped == contents.announced);
+  CHECK(stats.not_announced == 0);
+  CHECK(stats.written == contents.calls + 3);  // start, gate, after
+  CHECK(verify_log(held.t.path).ok);
+}
+
+TEST_CASE("closing after a failed write: the loss gets one more try with the records_dropped note alone") {
+  log_behind_gate held;
+  {
+    // Room for the gate, one call and part of the next: the calls' batch, taken once close() has
+    // begun, fails there; the ~300 bytes left take the note.
+    file_size_limit disk_full(held.size0 + 2300);
+    std::atomic<bool> closing{false};
+    std::thread closer([&] {
+      closing = true;
+      held.log->close();
+    });
+    REQUIRE(wait_until([&] { return closing.load(); }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // close() has set its flag
+    held.gate.set_value();
+    closer.join();
+  }
+  const auto contents = read_records(held.t.path);
+  CHECK(contents.calls == 1);
+  CHECK(contents.announced == 9);
+  CHECK(contents.events.back() == "records_dropped");
+  const auto stats = held.log->stats();
+  CHECK(stats.dropped == 9);
+  CHECK(stats.not_announced == 0);
+  CHECK(verify_log(held.t.path).ok);
+}
+
+TEST_CASE("a log that takes no more writes until close: stats say the loss is not announced in it") {
+  temp_log t;
+  auto log = audit_log::open(redacting(t));
+  REQUIRE(log);
+  (*log)->record({{"event", "start"}});
+  REQUIRE(wait_until([&] { return read_lines(t.path).size() == 1; }));
+  {
+    file_size_limit disk_full(std::filesystem::file_size(t.path));
+    for (int i = 0; i < 3; ++i) (*log)->record(padded_call(i));
+    (*log)->close();
+  }
+  const auto stats = (*log)->stats();
+  CHECK(stats.dropped == 3);
+  CHECK(stats.not_announced == 3);
+  CHECK(stats.write_errors >= 2);  // the batch, then the note alone
+  CHECK(read_lines(t.path).size() == 1);
   CHECK(verify_log(t.path).ok);
 }
