@@ -38,13 +38,12 @@ std::string sha256_hex(std::string_view bytes) {
       EVP_DigestFinal_ex(owner.context, out, &length) != 1)
     EVP_Digest(bytes.data(), bytes.size(), out, &length, sha256_method(), nullptr);
   static constexpr char hex[] = "0123456789abcdef";
-  std::string text;
-  text.reserve(length * 2);
+  char text[EVP_MAX_MD_SIZE * 2];
   for (unsigned int i = 0; i < length; ++i) {
-    text += hex[out[i] >> 4];
-    text += hex[out[i] & 15];
+    text[2 * i] = hex[out[i] >> 4];
+    text[2 * i + 1] = hex[out[i] & 15];
   }
-  return text;
+  return std::string(text, length * 2);
 }
 
 namespace {

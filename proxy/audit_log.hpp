@@ -79,6 +79,7 @@ class audit_record {
   void redact_and_cap(const audit_options& rules);
   // The record's canonical JSON text (keys sorted, no hash).
   std::string canonical_text() const;
+  void append_canonical_text(std::string& out) const;
   // The "event" member's text ("" when there is none).
   std::string event_name() const;
 
