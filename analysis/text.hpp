@@ -10,6 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace warden::analysis::text {
 
 inline constexpr char32_t invalid_code_point = 0xFFFFFFFFu;
@@ -96,6 +100,18 @@ inline std::uint64_t json_special_bytes(std::uint64_t w) noexcept {
 // string holds, and a JSON writer writes, byte for byte with no UTF-8 decoding or escape.
 inline std::size_t json_plain_prefix(std::string_view s) noexcept {
   std::size_t i = 0;
+#if defined(__SSE2__)
+  // Sixteen bytes a step (every x86-64 has SSE2): a signed "less than 0x20" catches both the
+  // control characters and the bytes from 0x80 up. Audit records are mostly such strings.
+  const __m128i below = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  for (; i + 16 <= s.size(); i += 16) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    const __m128i special = _mm_or_si128(_mm_cmplt_epi8(block, below),
+                                         _mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)));
+    if (const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special)); mask != 0)
+      return i + static_cast<std::size_t>(std::countr_zero(mask));
+  }
+#endif
   for (; i + 8 <= s.size(); i += 8) {
     const std::uint64_t special = json_special_bytes(load8(s.data() + i));
     if (special == 0) continue;

@@ -174,16 +174,22 @@ audit_record audit_record::from_json(json event, bool peer_data) {
   return out;
 }
 
-audit_record& audit_record::add(member next) {
+// Built in place: each move of a member copies its short strings' bytes, a fifth of building a
+// call record.
+template <typename Value>
+audit_record& audit_record::add(std::string&& key, Value&& value, bool peer) {
   if (members_.capacity() == 0) members_.reserve(24);  // a call record: ~15 members, with seq/prev/ts
-  members_.push_back(std::move(next));
+  auto& next = members_.emplace_back();
+  next.key = std::move(key);
+  next.value.emplace<std::decay_t<Value>>(std::forward<Value>(value));
+  next.peer = peer;
   return *this;
 }
-audit_record& audit_record::text(std::string key, std::string value, bool peer) { return add({std::move(key), std::move(value), peer}); }
-audit_record& audit_record::number(std::string key, std::int64_t value) { return add({std::move(key), value, false}); }
-audit_record& audit_record::count(std::string key, std::uint64_t value) { return add({std::move(key), value, false}); }
-audit_record& audit_record::flag(std::string key, bool value) { return add({std::move(key), value, false}); }
-audit_record& audit_record::value(std::string key, json value, bool peer) { return add({std::move(key), std::move(value), peer}); }
+audit_record& audit_record::text(std::string key, std::string value, bool peer) { return add(std::move(key), std::move(value), peer); }
+audit_record& audit_record::number(std::string key, std::int64_t value) { return add(std::move(key), value, false); }
+audit_record& audit_record::count(std::string key, std::uint64_t value) { return add(std::move(key), value, false); }
+audit_record& audit_record::flag(std::string key, bool value) { return add(std::move(key), value, false); }
+audit_record& audit_record::value(std::string key, json value, bool peer) { return add(std::move(key), std::move(value), peer); }
 
 std::string audit_record::event_name() const {
   for (auto it = members_.rbegin(); it != members_.rend(); ++it) {

@@ -89,7 +89,8 @@ class audit_record {
     std::variant<std::string, std::int64_t, std::uint64_t, bool, nlohmann::json> value;
     bool peer = false;
   };
-  audit_record& add(member next);
+  template <typename Value>
+  audit_record& add(std::string&& key, Value&& value, bool peer);
   std::vector<member> members_;
 };
 
