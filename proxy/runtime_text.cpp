@@ -39,6 +39,11 @@ constexpr std::array<secret_shape, 14> patterns{{
     {"high-entropy", R"(([A-Za-z0-9+/_=-]{32,}))", true},
 }};
 
+// high-entropy is found without RE2 (see add_random_runs); it must stay last, so that the RE2 sets'
+// indices, which skip it, are still indices into patterns[].
+constexpr std::size_t high_entropy_index = patterns.size() - 1;
+static_assert(patterns[high_entropy_index].kind == "high-entropy");
+
 // The specific set's indices are indices into patterns[] only while the generic shapes come last.
 constexpr bool generic_patterns_last() {
   bool generic_seen = false;
@@ -52,7 +57,8 @@ static_assert(generic_patterns_last(), "keep the generic patterns at the end of 
 
 struct compiled {
   // Set indices are indices into patterns[]; `specific` holds the issuer shapes only (the generic
-  // ones come last), so that a search without them never matches a long word or a hash.
+  // ones come last), so that a search without them never matches a long word or a hash. `all`
+  // holds every shape but high-entropy.
   std::unique_ptr<re2::RE2::Set> all, specific;
   std::vector<std::unique_ptr<re2::RE2>> each;
 };
@@ -66,7 +72,7 @@ const compiled& bank() {
     c.all = std::make_unique<re2::RE2::Set>(options, re2::RE2::UNANCHORED);
     c.specific = std::make_unique<re2::RE2::Set>(options, re2::RE2::UNANCHORED);
     for (const auto& p : patterns) {
-      c.all->Add(p.regex, nullptr);
+      if (&p != &patterns[high_entropy_index]) c.all->Add(p.regex, nullptr);
       if (!p.generic) c.specific->Add(p.regex, nullptr);
       c.each.push_back(std::make_unique<re2::RE2>(p.regex, options));
     }
@@ -76,6 +82,8 @@ const compiled& bank() {
   }();
   return instance;
 }
+
+}  // namespace
 
 double entropy_bits(std::string_view s) {
   std::array<int, 256> counts{};
@@ -100,6 +108,8 @@ bool looks_random(std::string_view s) {
   }
   return digit && upper && lower && entropy_bits(s) >= 4.3;
 }
+
+namespace {
 
 // The fixed prefixes every issuer shape above begins with, case-sensitive.
 constexpr std::array<std::string_view, 20> issuer_prefixes{
@@ -157,41 +167,61 @@ bool names_credential(std::string_view text) {
   return false;
 }
 
-}  // namespace
+// Which families of shapes can match a text, found in one pass without RE2's fixed cost per
+// search. With `first_only`, the pass stops at the first family found.
+struct secret_candidates {
+  bool issuer = false;      // an issuer's prefix
+  bool assignment = false;  // generic: a credential keyword, and ':' or '='
+  bool long_run = false;    // generic: 32 or more [A-Za-z0-9+/_=-] in a row, high-entropy's shape
+  bool any() const { return issuer || assignment || long_run; }
+};
 
-bool may_hold_secret(std::string_view text, bool generic) {
+secret_candidates scan_candidates(std::string_view text, bool generic, bool first_only) {
+  secret_candidates found;
   // The shortest text any pattern matches is 12 bytes ("pwd=" and 8 characters).
-  if (text.size() < 12) return false;
+  if (text.size() < 12) return found;
   // Issuer shapes: an issuer's prefix (every prefix is at least 3 bytes, so no pair starts last).
-  for (std::size_t i = 0; i + 1 < text.size(); ++i)
-    if (issuer_prefix_at(text, i)) return true;
-  if (!generic) return false;
+  for (std::size_t i = 0; i + 1 < text.size() && !found.issuer; ++i) found.issuer = issuer_prefix_at(text, i);
+  if (!generic || (first_only && found.issuer)) return found;
   std::size_t base64_run = 0;
   unsigned seen = 0;
   for (char c : text) {
     const unsigned char classes = secret_byte_classes[static_cast<unsigned char>(c)];
     seen |= classes;
-    // high-entropy: a run of 32 or more [A-Za-z0-9+/_=-].
     base64_run = (classes & base64_byte) ? base64_run + 1 : 0;
-    if (base64_run >= 32) return true;
+    if (base64_run >= 32) {
+      found.long_run = true;
+      if (first_only) return found;
+    }
   }
   // credential-assignment: a keyword, then ':' or '='. RE2's case folding also maps the Kelvin
   // sign to 'k' and the long s to 's': with any non-ASCII byte, the keyword is not looked for.
-  return (seen & assignment_byte) && ((seen & non_ascii_byte) || names_credential(text));
+  found.assignment = (seen & assignment_byte) && ((seen & non_ascii_byte) || names_credential(text));
+  return found;
 }
 
-std::span<const secret_shape> secret_shapes() { return patterns; }
+// high-entropy's pattern, ([A-Za-z0-9+/_=-]{32,}), matches exactly the maximal runs of 32 or more
+// of those bytes; each that looks random is a hit. One pass here: RE2's capturing search over a
+// long run cost ~100 instructions a byte (a 1 KB argument took more of the relay than all else).
+void add_random_runs(std::string_view text, std::vector<secret_hit>& hits) {
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size() && hits.size() < 1000; ++i) {
+    if (i < text.size() && (secret_byte_classes[static_cast<unsigned char>(text[i])] & base64_byte)) continue;
+    if (i - start >= 32 && looks_random(text.substr(start, i - start)))
+      hits.push_back({patterns[high_entropy_index].kind, start, i});
+    start = i + 1;
+  }
+}
 
-std::vector<secret_hit> find_secrets(std::string_view text, bool generic) {
-  std::vector<secret_hit> hits;
-  if (!may_hold_secret(text, generic)) return hits;
+// Hits of the shapes RE2 looks for (every one but high-entropy), in the order of patterns[].
+void add_shape_matches(std::string_view text, bool generic, std::vector<secret_hit>& hits) {
   const compiled& c = bank();
   // Most texts hold no credential: ask the set without collecting matches first (that call
   // allocates nothing), and only then which patterns matched.
   const re2::RE2::Set& set = generic ? *c.all : *c.specific;
-  if (!set.Match(text, nullptr)) return hits;
+  if (!set.Match(text, nullptr)) return;
   std::vector<int> matched;
-  if (!set.Match(text, &matched)) return hits;
+  if (!set.Match(text, &matched)) return;
   std::sort(matched.begin(), matched.end());
   for (int index : matched) {
     const secret_shape& p = patterns[static_cast<std::size_t>(index)];
@@ -207,15 +237,26 @@ std::vector<secret_hit> find_secrets(std::string_view text, bool generic) {
       const re2::StringPiece key = (groups >= 1 && !parts[1].empty() && p.kind != "private-key") ? parts[1] : whole;
       const auto begin = static_cast<std::size_t>(key.data() - text.data());
       const auto end = begin + key.size();
-      bool keep = true;
-      if (p.kind == "high-entropy") keep = looks_random(std::string_view(key.data(), key.size()));
-      if (p.kind == "credential-assignment")
-        keep = entropy_bits(std::string_view(key.data(), key.size())) >= 2.5;  // "password=changeme" stays
+      // "password=changeme" stays
+      const bool keep = p.kind != "credential-assignment" || entropy_bits(std::string_view(key.data(), key.size())) >= 2.5;
       if (keep) hits.push_back({p.kind, begin, end});
       const auto next = static_cast<std::size_t>(whole.data() - text.data()) + std::max<std::size_t>(whole.size(), 1);
       pos = next;
     }
   }
+}
+
+}  // namespace
+
+bool may_hold_secret(std::string_view text, bool generic) { return scan_candidates(text, generic, true).any(); }
+
+std::span<const secret_shape> secret_shapes() { return patterns; }
+
+std::vector<secret_hit> find_secrets(std::string_view text, bool generic) {
+  std::vector<secret_hit> hits;
+  const secret_candidates candidates = scan_candidates(text, generic, false);
+  if (candidates.issuer || candidates.assignment) add_shape_matches(text, generic, hits);
+  if (candidates.long_run) add_random_runs(text, hits);
   // Overlaps (a token both "github-token" and "high-entropy"): keep the first, most specific kind.
   std::stable_sort(hits.begin(), hits.end(), [](const secret_hit& a, const secret_hit& b) { return a.begin < b.begin; });
   std::vector<secret_hit> merged;

@@ -31,6 +31,13 @@ std::span<const secret_shape> secret_shapes();
 // find_secrets(text, generic) finds nothing.
 bool may_hold_secret(std::string_view text, bool generic);
 
+// The filters of the generic shapes' matches: a high-entropy run is reported only when it looks
+// random (a mix of letters and digits at 4.3 bits a character or more: not words, paths or hex
+// digests); an assignment only when its value carries 2.5 bits a character ("password=changeme" is
+// not reported).
+double entropy_bits(std::string_view s);
+bool looks_random(std::string_view token);
+
 // Known credential shapes. `generic` also reports password=/token= assignments and long
 // high-entropy tokens: right for arguments and the audit log, too noisy for tool results (which
 // legitimately carry hashes and encoded data).

@@ -4,11 +4,60 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#include <algorithm>
 #include <cctype>
+#include <memory>
 #include <random>
 
 using namespace warden::proxy;
 using nlohmann::json;
+
+namespace {
+
+// What find_secrets answers when every shape, high-entropy too, is searched with RE2: a shape's
+// credential is its group 1 (a private key: the whole block), the generic shapes' matches pass
+// their filters, and of overlapping hits the earliest (then the most specific) stays.
+std::vector<secret_hit> secrets_by_re2_alone(std::string_view text, bool generic) {
+  static const auto compiled = [] {
+    std::vector<std::unique_ptr<re2::RE2>> out;
+    for (const auto& shape : secret_shapes()) out.push_back(std::make_unique<re2::RE2>(shape.regex));
+    return out;
+  }();
+  std::vector<secret_hit> all;
+  for (std::size_t k = 0; k < secret_shapes().size(); ++k) {
+    const secret_shape& shape = secret_shapes()[k];
+    if (shape.generic && !generic) continue;
+    const re2::RE2& re = *compiled[k];
+    re2::StringPiece groups[2];
+    const int wanted = re.NumberOfCapturingGroups() >= 1 && shape.kind != "private-key" ? 2 : 1;
+    for (std::size_t from = 0; from < text.size();) {
+      if (!re.Match(re2::StringPiece(text.data(), text.size()), from, text.size(), re2::RE2::UNANCHORED, groups, 2)) break;
+      const re2::StringPiece credential = wanted == 2 && !groups[1].empty() ? groups[1] : groups[0];
+      const std::string_view token(credential.data(), credential.size());
+      const bool passes = shape.kind == "high-entropy"            ? looks_random(token)
+                          : shape.kind == "credential-assignment" ? entropy_bits(token) >= 2.5
+                                                                  : true;
+      const auto begin = static_cast<std::size_t>(credential.data() - text.data());
+      if (passes) all.push_back({shape.kind, begin, begin + credential.size()});
+      from = static_cast<std::size_t>(groups[0].data() - text.data()) + std::max<std::size_t>(groups[0].size(), 1);
+    }
+  }
+  std::stable_sort(all.begin(), all.end(), [](const secret_hit& a, const secret_hit& b) { return a.begin < b.begin; });
+  std::vector<secret_hit> kept;
+  for (const auto& hit : all) {
+    if (kept.empty() || hit.begin >= kept.back().end) kept.push_back(hit);
+    else kept.back().end = std::max(kept.back().end, hit.end);
+  }
+  return kept;
+}
+
+bool same_hits(const std::vector<secret_hit>& a, const std::vector<secret_hit>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const secret_hit& x, const secret_hit& y) {
+    return x.kind == y.kind && x.begin == y.begin && x.end == y.end;
+  });
+}
+
+}  // namespace
 
 TEST_CASE("known credential shapes are found and redacted") {
   SUBCASE("aws") {
@@ -97,7 +146,7 @@ TEST_CASE("cap_json cuts long strings at a code point boundary and summarises de
   CHECK(v["deep"]["a"] == "[object of 1]");
 }
 
-TEST_CASE("may_hold_secret never turns away a text that a credential shape matches") {
+TEST_CASE("may_hold_secret never turns away a text that a credential shape matches; find_secrets answers as RE2 alone would") {
   // The prefilter must be a necessary condition: texts assembled from credential shapes, their
   // prefixes and keywords (any case, and the Kelvin sign and long s that RE2's case folding maps
   // to k and s), near misses and filler, against RE2 sets built from the same shapes.
@@ -154,7 +203,7 @@ TEST_CASE("may_hold_secret never turns away a text that a credential shape match
       default: return pick("abcdefghijklmnopqrstuvwxyz ", 3 + random() % 10);
     }
   };
-  int matched_generic = 0, matched_specific = 0, turned_away = 0;
+  int matched_generic = 0, matched_specific = 0, turned_away = 0, found_random_run = 0, found_with_random_run = 0;
   for (int round = 0; round < 40000; ++round) {
     std::string text;
     const int parts = 1 + static_cast<int>(random() % 6);
@@ -165,7 +214,18 @@ TEST_CASE("may_hold_secret never turns away a text that a credential shape match
     if (generic_match) REQUIRE_MESSAGE(may_hold_secret(text, true), text);
     if (specific_match) REQUIRE_MESSAGE(may_hold_secret(text, false), text);
     turned_away += !may_hold_secret(text, true);
+    // high-entropy is found without RE2, the other shapes only where the prefilter sends them.
+    for (const bool generic : {true, false}) {
+      const auto hits = find_secrets(text, generic);
+      REQUIRE_MESSAGE(same_hits(hits, secrets_by_re2_alone(text, generic)), text);
+      const auto random_runs = std::count_if(hits.begin(), hits.end(), [](const secret_hit& h) { return h.kind == "high-entropy"; });
+      found_random_run += random_runs > 0;
+      found_with_random_run += random_runs > 0 && static_cast<std::size_t>(random_runs) < hits.size();
+    }
   }
+  MESSAGE(found_random_run, " texts with a random run, ", found_with_random_run, " beside other credentials");
+  CHECK(found_random_run > 1000);
+  CHECK(found_with_random_run > 200);
   // The texts exercise both answers.
   CHECK(matched_specific > 4000);
   CHECK(matched_generic > matched_specific);
