@@ -5,8 +5,13 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -135,6 +140,56 @@ bool issuer_prefix_at(std::string_view text, std::size_t i) {
                      [&](std::string_view p) { return p[0] == rest[0] && p[1] == rest[1] && rest.starts_with(p); });
 }
 
+// The distinct bytes the issuer prefixes have at one position.
+struct byte_set {
+  std::array<char, 32> bytes{};
+  std::size_t size = 0;
+};
+constexpr byte_set issuer_bytes_at(std::size_t position) {
+  byte_set set;
+  for (std::string_view prefix : issuer_prefixes) {
+    bool have = false;
+    for (std::size_t k = 0; k < set.size; ++k) have = have || set.bytes[k] == prefix[position];
+    if (!have) set.bytes[set.size++] = prefix[position];
+  }
+  return set;
+}
+constexpr byte_set issuer_first_bytes = issuer_bytes_at(0), issuer_second_bytes = issuer_bytes_at(1);
+
+#if defined(__SSE2__)
+// Bit k set: byte k of the block is one of the set's.
+unsigned bytes_in(__m128i block, const byte_set& set) {
+  __m128i any = _mm_setzero_si128();
+  for (std::size_t k = 0; k < set.size; ++k) any = _mm_or_si128(any, _mm_cmpeq_epi8(block, _mm_set1_epi8(set.bytes[k])));
+  return static_cast<unsigned>(_mm_movemask_epi8(any));
+}
+
+// Bit k set: byte k of the block is in [first, last] (ASCII bounds).
+unsigned bytes_between(__m128i block, char first, char last) {
+  const __m128i above = _mm_cmpgt_epi8(block, _mm_set1_epi8(static_cast<char>(first - 1)));
+  const __m128i below = _mm_cmplt_epi8(block, _mm_set1_epi8(static_cast<char>(last + 1)));
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(above, below)));
+}
+#endif
+
+// Whether an issuer's prefix starts anywhere in the text. Sixteen positions a step: only where a
+// prefix's first byte is followed by one of their second bytes is the position compared.
+bool has_issuer_prefix(std::string_view text) {
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 17 <= text.size(); i += 16) {
+    const auto* at = reinterpret_cast<const __m128i*>(text.data() + i);
+    unsigned candidates = bytes_in(_mm_loadu_si128(at), issuer_first_bytes) &
+                          bytes_in(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 1)), issuer_second_bytes);
+    for (; candidates != 0; candidates &= candidates - 1)
+      if (issuer_prefix_at(text, i + static_cast<std::size_t>(std::countr_zero(candidates)))) return true;
+  }
+#endif
+  for (; i + 1 < text.size(); ++i)
+    if (issuer_prefix_at(text, i)) return true;
+  return false;
+}
+
 // Byte classes for may_hold_secret's generic pass.
 enum : unsigned char { base64_byte = 1, assignment_byte = 2, non_ascii_byte = 4 };
 constexpr std::array<unsigned char, 256> secret_byte_classes = [] {
@@ -148,6 +203,10 @@ constexpr std::array<unsigned char, 256> secret_byte_classes = [] {
   }
   return t;
 }();
+
+#if defined(__SSE2__)
+constexpr byte_set base64_punctuation{{'+', '/', '=', '_', '-'}, 5}, assignment_marks{{':', '='}, 2};
+#endif
 
 // Whether an ASCII text names a credential the way credential-assignment's keywords do: each of
 // them contains "pass", "pwd", "secret", "key" or "token", in any case.
@@ -181,11 +240,29 @@ secret_candidates scan_candidates(std::string_view text, bool generic, bool firs
   // The shortest text any pattern matches is 12 bytes ("pwd=" and 8 characters).
   if (text.size() < 12) return found;
   // Issuer shapes: an issuer's prefix (every prefix is at least 3 bytes, so no pair starts last).
-  for (std::size_t i = 0; i + 1 < text.size() && !found.issuer; ++i) found.issuer = issuer_prefix_at(text, i);
+  found.issuer = has_issuer_prefix(text);
   if (!generic || (first_only && found.issuer)) return found;
   std::size_t base64_run = 0;
   unsigned seen = 0;
-  for (char c : text) {
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  // Sixteen bytes a step; a run of 32 spans at least two blocks, so only runs that cross a block's
+  // edge are counted: the block's leading base64 bytes extend the run, its trailing ones start the next.
+  for (; i + 16 <= text.size(); i += 16) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    const auto base64 = static_cast<std::uint16_t>(bytes_between(block, 'A', 'Z') | bytes_between(block, 'a', 'z') |
+                                                   bytes_between(block, '0', '9') | bytes_in(block, base64_punctuation));
+    if (bytes_in(block, assignment_marks)) seen |= assignment_byte;
+    if (_mm_movemask_epi8(block)) seen |= non_ascii_byte;
+    base64_run = base64 == 0xFFFF ? base64_run + 16 : base64_run + static_cast<std::size_t>(std::countr_one(base64));
+    if (base64_run >= 32) {
+      found.long_run = true;
+      if (first_only) return found;
+    }
+    if (base64 != 0xFFFF) base64_run = static_cast<std::size_t>(std::countl_one(base64));
+  }
+#endif
+  for (char c : text.substr(i)) {
     const unsigned char classes = secret_byte_classes[static_cast<unsigned char>(c)];
     seen |= classes;
     base64_run = (classes & base64_byte) ? base64_run + 1 : 0;

@@ -242,3 +242,31 @@ TEST_CASE("may_hold_secret turns away ordinary short texts") {
   CHECK(may_hold_secret("the \xE2\x84\xAA" "ey = 0123456789ab", true));  // Kelvin sign: RE2 folds it to k
   CHECK(may_hold_secret("token AKIAIOSFODNN7EXAMPLE", false));
 }
+
+TEST_CASE("may_hold_secret sees a prefix or a long run wherever it falls, in blocks of 16 or not") {
+  // Every offset of every issuer prefix, and runs of 31 and 32 base64 bytes at every offset, in
+  // texts of many lengths: the 16-byte steps and the byte-wise tail must agree everywhere.
+  for (std::size_t length = 12; length <= 70; ++length) {
+    for (std::string_view prefix : {"-----BEGIN", "AKIA", "ghp_", "github_pat_", "xox", "sk-", "eyJ", "npm_", "hooks.slack.com"}) {
+      for (std::size_t at = 0; at + prefix.size() <= length; ++at) {
+        std::string text(length, ' ');
+        text.replace(at, prefix.size(), prefix);
+        REQUIRE_MESSAGE(may_hold_secret(text, false), text);
+      }
+    }
+    for (const std::size_t run : {31, 32}) {
+      for (std::size_t at = 0; at + run <= length; ++at) {
+        for (const char filler : {' ', '.', '\xC3'}) {
+          std::string text(length, filler);
+          for (std::size_t k = 0; k < run; ++k) text[at + k] = "aZ9+/_=-"[k % 8];
+          // The run holds '=': beside a non-ASCII byte that may be a folded keyword's assignment.
+          const bool expected = run >= 32 || (filler == '\xC3' && length > run);
+          REQUIRE_MESSAGE(may_hold_secret(text, true) == expected, text);
+        }
+      }
+    }
+    const std::string plain(length, 'x');
+    CHECK_FALSE(may_hold_secret(std::string(length, ' '), true));
+    CHECK(may_hold_secret(plain, true) == (length >= 32));
+  }
+}
