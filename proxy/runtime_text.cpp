@@ -23,6 +23,28 @@ using nlohmann::json;
 
 namespace {
 
+// A few bytes to look for (up to 32).
+struct byte_set {
+  std::array<char, 32> bytes{};
+  std::size_t size = 0;
+};
+
+#if defined(__SSE2__)
+// Bit k set: byte k of the block is one of the set's.
+unsigned bytes_in(__m128i block, const byte_set& set) {
+  __m128i any = _mm_setzero_si128();
+  for (std::size_t k = 0; k < set.size; ++k) any = _mm_or_si128(any, _mm_cmpeq_epi8(block, _mm_set1_epi8(set.bytes[k])));
+  return static_cast<unsigned>(_mm_movemask_epi8(any));
+}
+
+// Bit k set: byte k of the block is in [first, last] (ASCII bounds).
+unsigned bytes_between(__m128i block, char first, char last) {
+  const __m128i above = _mm_cmpgt_epi8(block, _mm_set1_epi8(static_cast<char>(first - 1)));
+  const __m128i below = _mm_cmplt_epi8(block, _mm_set1_epi8(static_cast<char>(last + 1)));
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(above, below)));
+}
+#endif
+
 // Shapes published by the issuers; anchored on their fixed prefixes so that ordinary text does not
 // match (may_hold_secret() below looks for those prefixes: keep the two in step). Generic ones last.
 constexpr std::array<secret_shape, 14> patterns{{
@@ -106,7 +128,16 @@ double entropy_bits(std::string_view s) {
 // at 4 bits per character and stay below the threshold; so do words and paths.
 bool looks_random(std::string_view s) {
   bool digit = false, upper = false, lower = false;
-  for (char c : s) {
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 16 <= s.size(); i += 16) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    digit = digit || bytes_between(block, '0', '9');
+    upper = upper || bytes_between(block, 'A', 'Z');
+    lower = lower || bytes_between(block, 'a', 'z');
+  }
+#endif
+  for (char c : s.substr(i)) {
     digit = digit || (c >= '0' && c <= '9');
     upper = upper || (c >= 'A' && c <= 'Z');
     lower = lower || (c >= 'a' && c <= 'z');
@@ -141,10 +172,6 @@ bool issuer_prefix_at(std::string_view text, std::size_t i) {
 }
 
 // The distinct bytes the issuer prefixes have at one position.
-struct byte_set {
-  std::array<char, 32> bytes{};
-  std::size_t size = 0;
-};
 constexpr byte_set issuer_bytes_at(std::size_t position) {
   byte_set set;
   for (std::string_view prefix : issuer_prefixes) {
@@ -155,22 +182,6 @@ constexpr byte_set issuer_bytes_at(std::size_t position) {
   return set;
 }
 constexpr byte_set issuer_first_bytes = issuer_bytes_at(0), issuer_second_bytes = issuer_bytes_at(1);
-
-#if defined(__SSE2__)
-// Bit k set: byte k of the block is one of the set's.
-unsigned bytes_in(__m128i block, const byte_set& set) {
-  __m128i any = _mm_setzero_si128();
-  for (std::size_t k = 0; k < set.size; ++k) any = _mm_or_si128(any, _mm_cmpeq_epi8(block, _mm_set1_epi8(set.bytes[k])));
-  return static_cast<unsigned>(_mm_movemask_epi8(any));
-}
-
-// Bit k set: byte k of the block is in [first, last] (ASCII bounds).
-unsigned bytes_between(__m128i block, char first, char last) {
-  const __m128i above = _mm_cmpgt_epi8(block, _mm_set1_epi8(static_cast<char>(first - 1)));
-  const __m128i below = _mm_cmplt_epi8(block, _mm_set1_epi8(static_cast<char>(last + 1)));
-  return static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(above, below)));
-}
-#endif
 
 // Whether an issuer's prefix starts anywhere in the text. Sixteen positions a step: only where a
 // prefix's first byte is followed by one of their second bytes is the position compared.
@@ -206,6 +217,12 @@ constexpr std::array<unsigned char, 256> secret_byte_classes = [] {
 
 #if defined(__SSE2__)
 constexpr byte_set base64_punctuation{{'+', '/', '=', '_', '-'}, 5}, assignment_marks{{':', '='}, 2};
+
+// Bit k set: byte k of the block is one of [A-Za-z0-9+/_=-].
+std::uint16_t base64_bytes(__m128i block) {
+  return static_cast<std::uint16_t>(bytes_between(block, 'A', 'Z') | bytes_between(block, 'a', 'z') |
+                                    bytes_between(block, '0', '9') | bytes_in(block, base64_punctuation));
+}
 #endif
 
 // Whether an ASCII text names a credential the way credential-assignment's keywords do: each of
@@ -250,8 +267,7 @@ secret_candidates scan_candidates(std::string_view text, bool generic, bool firs
   // edge are counted: the block's leading base64 bytes extend the run, its trailing ones start the next.
   for (; i + 16 <= text.size(); i += 16) {
     const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-    const auto base64 = static_cast<std::uint16_t>(bytes_between(block, 'A', 'Z') | bytes_between(block, 'a', 'z') |
-                                                   bytes_between(block, '0', '9') | bytes_in(block, base64_punctuation));
+    const std::uint16_t base64 = base64_bytes(block);
     if (bytes_in(block, assignment_marks)) seen |= assignment_byte;
     if (_mm_movemask_epi8(block)) seen |= non_ascii_byte;
     base64_run = base64 == 0xFFFF ? base64_run + 16 : base64_run + static_cast<std::size_t>(std::countr_one(base64));
@@ -281,13 +297,23 @@ secret_candidates scan_candidates(std::string_view text, bool generic, bool firs
 // of those bytes; each that looks random is a hit. One pass here: RE2's capturing search over a
 // long run cost ~100 instructions a byte (a 1 KB argument took more of the relay than all else).
 void add_random_runs(std::string_view text, std::vector<secret_hit>& hits) {
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= text.size() && hits.size() < 1000; ++i) {
-    if (i < text.size() && (secret_byte_classes[static_cast<unsigned char>(text[i])] & base64_byte)) continue;
-    if (i - start >= 32 && looks_random(text.substr(start, i - start)))
-      hits.push_back({patterns[high_entropy_index].kind, start, i});
-    start = i + 1;
+  std::size_t start = 0;  // of the current run
+  const auto run_ends_at = [&](std::size_t end) {
+    if (end - start >= 32 && looks_random(text.substr(start, end - start)))
+      hits.push_back({patterns[high_entropy_index].kind, start, end});
+    start = end + 1;
+  };
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  // Sixteen bytes a step: a block inside a run is passed over whole.
+  for (; i + 16 <= text.size() && hits.size() < 1000; i += 16) {
+    const std::uint16_t base64 = base64_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i)));
+    for (unsigned others = static_cast<std::uint16_t>(~base64); others != 0 && hits.size() < 1000; others &= others - 1)
+      run_ends_at(i + static_cast<std::size_t>(std::countr_zero(others)));
   }
+#endif
+  for (; i <= text.size() && hits.size() < 1000; ++i)
+    if (i == text.size() || !(secret_byte_classes[static_cast<unsigned char>(text[i])] & base64_byte)) run_ends_at(i);
 }
 
 // Hits of the shapes RE2 looks for (every one but high-entropy), in the order of patterns[].
