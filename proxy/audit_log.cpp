@@ -174,8 +174,8 @@ audit_record audit_record::from_json(json event, bool peer_data) {
   return out;
 }
 
-// Built in place: each move of a member copies its short strings' bytes, a fifth of building a
-// call record.
+// Built in place: each move of a member copies its short strings' bytes (callgrind: ~1,000 of the
+// writer's ~31,000 instructions per call record went to moving members in).
 template <typename Value>
 audit_record& audit_record::add(std::string&& key, Value&& value, bool peer) {
   if (members_.capacity() == 0) members_.reserve(24);  // a call record: ~15 members, with seq/prev/ts
