@@ -57,6 +57,25 @@ struct audit_options {
   std::size_t max_depth = 0;   // levels below the record (its members are level 1); 0: no cap
 };
 
+// A member's key. Nearly all are literals: those are checked at compile time to need no JSON
+// escaping, and are neither copied nor scanned when a record is built and written. Keys read from
+// a JSON object are owned (on the heap, so that the view stays valid when the key moves).
+class audit_key {
+ public:
+  consteval audit_key(const char* literal) : view_(literal) {  // NOLINT: implicit, as a string's would be
+    for (const char c : view_)
+      if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') throw "an audit key literal must need no JSON escaping";
+  }
+  audit_key(std::string key)  // NOLINT: implicit
+      : owned_(std::make_unique<const std::string>(std::move(key))), view_(*owned_) {}
+  std::string_view view() const noexcept { return view_; }
+  bool is_literal() const noexcept { return !owned_; }
+
+ private:
+  std::unique_ptr<const std::string> owned_;
+  std::string_view view_;
+};
+
 // One record as its members, for the writer to serialise: sorted by key (a later member with the
 // same key replaces an earlier one), peer values redacted, all capped. The records written per
 // relayed call are built this way, with no JSON document to build, copy and tear down.
@@ -69,11 +88,15 @@ class audit_record {
   static audit_record from_json(nlohmann::json event, bool peer_data = true);
 
   // `peer`: the value came from a client or a server and may carry a credential.
-  audit_record& text(std::string key, std::string value, bool peer);
-  audit_record& number(std::string key, std::int64_t value);
-  audit_record& count(std::string key, std::uint64_t value);
-  audit_record& flag(std::string key, bool value);
-  audit_record& value(std::string key, nlohmann::json value, bool peer);
+  audit_record& text(audit_key key, std::string value, bool peer);
+  audit_record& number(audit_key key, std::int64_t value);
+  audit_record& count(audit_key key, std::uint64_t value);
+  audit_record& flag(audit_key key, bool value);
+  audit_record& value(audit_key key, nlohmann::json value, bool peer);
+  // A JSON text already accepted from a peer (well-formed). Written as it is when it is its own
+  // canonical form and nothing in it is redacted or capped (most tool-call arguments); otherwise
+  // parsed and written as value() would write the document.
+  audit_record& json_text(audit_key key, std::string text, bool peer);
 
   // Redaction and caps in place, per the options (the writer thread's work).
   void redact_and_cap(const audit_options& rules);
@@ -84,13 +107,17 @@ class audit_record {
   std::string event_name() const;
 
  private:
+  struct verbatim {
+    std::string text;
+    bool canonical = false;  // set by redact_and_cap: the text passed the checks and is written as is
+  };
   struct member {
-    std::string key;
-    std::variant<std::string, std::int64_t, std::uint64_t, bool, nlohmann::json> value;
+    audit_key key = "";
+    std::variant<std::string, std::int64_t, std::uint64_t, bool, nlohmann::json, verbatim> value;
     bool peer = false;
   };
   template <typename Value>
-  audit_record& add(std::string&& key, Value&& value, bool peer);
+  audit_record& add(audit_key&& key, Value&& value, bool peer);
   std::vector<member> members_;
 };
 

@@ -55,6 +55,9 @@ class call_arguments {
   // Parsed from the text on first use.
   const nlohmann::json& document() const;
   nlohmann::json take_document() &&;
+  // The text the arguments came as, when they came as one (else they are only a document).
+  bool has_text() const noexcept { return !text_.empty(); }
+  std::string take_text() && { return std::move(text_); }
   // Credential kinds in the string values, in the document's order (secret_kinds_in).
   std::vector<std::string> secret_kinds(bool generic) const;
 

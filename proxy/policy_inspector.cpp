@@ -374,33 +374,38 @@ struct policy_inspector::pair_record final : deferred_record {
   std::shared_ptr<const std::string> session;
 
   audit_record build() && override {
+    // Added in key order, so that sorting them costs one comparison each; the extras come last,
+    // and of equal keys the last added is the one written.
     audit_record event;
     const bool call = entry.method == "tools/call";
-    event.text("event", call ? "call" : "request", false);
-    event.value("id", std::move(entry.id), true);
-    event.number("latency_us", latency_us);
-    if (!entry.tool.empty()) event.text(entry.method == "resources/read" ? "uri" : call ? "tool" : "name", std::move(entry.tool), true);
-    if (call) event.value("arguments", std::move(entry.arguments).take_document(), true);
+    if (call && entry.arguments.has_text()) event.json_text("arguments", std::move(entry.arguments).take_text(), true);
+    else if (call) event.value("arguments", std::move(entry.arguments).take_document(), true);
+    if (!entry.asked.empty()) event.text("asked", std::move(entry.asked), true);
     if (entry.decided) {
       event.text("decision", std::string(config::to_string(entry.decision.what)), false);
-      event.text("reason", std::move(entry.decision.reason), true);
-      event.value("rules", rules_json(entry.decision.rules), true);
-      if (!entry.decision.secrets.empty()) event.value("secrets", std::move(entry.decision.secrets), true);
       if (!enforcing) event.flag("enforced", false);
     }
-    if (!entry.asked.empty()) event.text("asked", std::move(entry.asked), true);
-    if (answer) {
-      event.count("result_bytes", answer->bytes);
-      if (answer->has_error) event.value("error", std::move(answer->error), true);
-      else if (answer->is_error) event.flag("is_error", true);
-    } else {
-      event.flag("forwarded", false);
-    }
+    if (answer && answer->has_error) event.value("error", std::move(answer->error), true);
+    event.text("event", call ? "call" : "request", false);
+    if (!answer) event.flag("forwarded", false);
+    event.value("id", std::move(entry.id), true);
+    if (answer && !answer->has_error && answer->is_error) event.flag("is_error", true);
+    event.number("latency_us", latency_us);
     event.text("mode", std::string(config::to_string(mode)), false);
+    const bool is_resource = entry.method == "resources/read";
     event.text("method", std::move(entry.method), true);
+    if (!entry.tool.empty() && !call && !is_resource) event.text("name", std::move(entry.tool), true);
+    if (entry.decided) event.text("reason", std::move(entry.decision.reason), true);
+    if (answer) event.count("result_bytes", answer->bytes);
+    if (entry.decided) {
+      event.value("rules", rules_json(entry.decision.rules), true);
+      if (!entry.decision.secrets.empty()) event.value("secrets", std::move(entry.decision.secrets), true);
+    }
+    event.text("session", *session, false);
+    if (!entry.tool.empty() && call) event.text("tool", std::move(entry.tool), true);
+    if (!entry.tool.empty() && is_resource) event.text("uri", std::move(entry.tool), true);
     if (extra.is_object())
       for (auto& [key, value] : extra.get_ref<json::object_t&>()) event.value(key, std::move(value), true);
-    event.text("session", *session, false);
     return event;
   }
 };

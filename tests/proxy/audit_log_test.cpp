@@ -237,6 +237,13 @@ TEST_CASE("a record built from members is written exactly as the document it sta
       const std::string& key = keys[random() % keys.size()];
       const bool own = key == "event" || key == "mode" || key == "session";
       json value = random_value(random_value, 1);
+      if (const auto form = random() % 3; form != 0 && (value.is_object() || value.is_array())) {
+        // As a peer's JSON text: compact (often its own canonical form) or indented (never).
+        const std::string text = value.dump(form == 1 ? -1 : 1, ' ', false, json::error_handler_t::replace);
+        document[key] = json::parse(text);
+        record.json_text(key, text, !own);
+        continue;
+      }
       document[key] = value;
       if (value.is_string()) record.text(key, value.get<std::string>(), !own);
       else if (value.is_boolean()) record.flag(key, value.get<bool>());
@@ -249,6 +256,43 @@ TEST_CASE("a record built from members is written exactly as the document it sta
     cap_json(document, 2048, 12);
     record.redact_and_cap(rules);
     REQUIRE(record.canonical_text() == warden::config::canonical_json(document));
+  }
+}
+
+// A peer's JSON text is written as it came only when that is exactly what its document would give.
+TEST_CASE("a JSON text member is written verbatim only when it is its own canonical, clean form") {
+  audit_options rules;
+  rules.redact_secrets = true;
+  rules.max_string = 16;
+  rules.max_depth = 3;  // members' contents: two levels of arrays/objects
+  const std::string key = "ghp_" + std::string(36, 'a');
+  const std::vector<std::string> texts = {
+      R"({"a":1,"b":[true,false,null],"c":"plain text"})", R"({})", R"([])", R"(-12)", R"("x")",
+      R"({"b":1,"a":2})", R"({"a": 1})", R"({"a":1,"a":2})", R"({"a":1.5})", R"(1e2)", R"(-0)", R"(0)",
+      R"(123456789012345678)", R"(12345678901234567890)", R"(-1234567890123456789)", R"("\u0041")",
+      R"({"\u00e9":1})", "\"\xc3\xa9\"", R"("seventeen bytes!!")", R"("sixteen bytes!!!")", R"([[1]])", R"([[[1]]])",
+      R"({"a":{"b":{}}})", "{\"token\":\"" + key + "\"}", "[\"" + key + "\",1]", R"(["password=Sup3rS3cretValue!"])",
+      R"({"":1,"a":2})", R"({"a":2,"":1})", R"([1,])" /* not well-formed: rejected by the caller; here it must not pass */};
+  for (const auto& text : texts) {
+    CAPTURE(text);
+    audit_record record;
+    record.json_text("arguments", text, true);
+    json parsed;
+    try {
+      parsed = json::parse(text);
+    } catch (const json::exception&) {
+      CHECK_THROWS(record.redact_and_cap(rules));  // the writer records it as a failed redaction
+      continue;
+    }
+    record.redact_and_cap(rules);
+    json document = {{"arguments", parsed}};
+    redact_json(document["arguments"], true);
+    cap_json(document, 16, 3);
+    CHECK(record.canonical_text() == warden::config::canonical_json(document));
+    // Without redact_and_cap (no checks made) the text is still written in canonical form.
+    audit_record unchecked;
+    unchecked.json_text("arguments", text, true);
+    CHECK(unchecked.canonical_text() == warden::config::canonical_json(json{{"arguments", parsed}}));
   }
 }
 
