@@ -3,6 +3,10 @@
 #include "analysis/text.hpp"
 
 #include <algorithm>
+#include <bit>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -704,25 +708,28 @@ namespace json_text {
 
 namespace {
 
-// One past the closing quote of the string token at `at`.
+// One past the closing quote of the string token at `at` (the end of `s` when it has none).
 std::size_t string_end(std::string_view s, std::size_t at) {
-  // Most strings of a message are short keys and values: walked eight bytes at a time, without
-  // a call per string; long ones (or much non-ASCII text) by memchr from where that stopped.
+  // Only '"' and '\\' matter here: sixteen bytes a step with SSE2, whatever the text (keys, values,
+  // non-ASCII prose); an escape's next byte is skipped whole, so \" does not end the string.
   std::size_t i = at + 1;
-  for (int steps = 0; steps < 8 && i < s.size(); ++steps) {
-    i += analysis::text::json_plain_prefix(s.substr(i, 64));
-    if (i >= s.size()) return s.size();
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+  while (i + 16 <= s.size()) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    const auto special = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash))));
+    if (special == 0) {
+      i += 16;
+      continue;
+    }
+    i += static_cast<std::size_t>(std::countr_zero(special));
     if (s[i] == '"') return i + 1;
-    i += s[i] == '\\' ? 2 : 1;  // an escape, or a byte that is not plain ASCII
+    i += 2;
   }
-  for (; i < s.size();) {
-    const auto* quote = static_cast<const char*>(std::memchr(s.data() + i, '"', s.size() - i));
-    if (!quote) return s.size();
-    const auto q = static_cast<std::size_t>(quote - s.data());
-    std::size_t backslashes = 0;  // an odd run before it escapes the quote
-    while (q - backslashes > at + 1 && s[q - backslashes - 1] == '\\') ++backslashes;
-    if (backslashes % 2 == 0) return q + 1;
-    i = q + 1;
+#endif
+  while (i < s.size()) {
+    if (s[i] == '"') return i + 1;
+    i += s[i] == '\\' ? 2 : 1;
   }
   return s.size();
 }

@@ -285,10 +285,19 @@ std::vector<std::string> call_arguments::secret_kinds(bool generic) const {
   if (document_) return secret_kinds_in(*document_, generic);
   std::vector<std::string> kinds;
   if (text_.empty()) return kinds;
-  // Without escapes every string of the text is a slice of it, and whatever may_hold_secret()
-  // accepts, it accepts in any longer text that contains it: when the whole text cannot hold a
-  // credential, none of its strings can. Most arguments end here, without walking their strings.
-  if (text_.find('\\') == std::string::npos && !may_hold_secret(text_, generic)) return kinds;
+  // Without escapes every string of the text is a slice of it: when none of them (keys too, to
+  // keep this a plain walk) can hold a credential, there is none. Most arguments end here, without
+  // the ordered walk. Not may_hold_secret() on the whole text: its ':'s make it look for
+  // credential keywords across all the keys (callgrind: ~1,270 instructions for 30 bytes).
+  if (text_.find('\\') == std::string::npos) {
+    bool possible = false;
+    for (std::size_t quote = text_.find('"'); quote != std::string::npos && !possible;) {
+      const std::size_t end = json_text::value_end(text_, quote);
+      possible = may_hold_secret(std::string_view(text_).substr(quote + 1, end - quote - 2), generic);
+      quote = text_.find('"', end);
+    }
+    if (!possible) return kinds;
+  }
   std::string storage;
   const bool sure = json_text::for_each_string_token(
       text_, [&](std::string_view token) { add_secret_kinds(json_text::string_text(token, storage), generic, kinds); });

@@ -188,16 +188,22 @@ constexpr byte_set issuer_first_bytes = issuer_bytes_at(0), issuer_second_bytes 
 bool has_issuer_prefix(std::string_view text) {
   std::size_t i = 0;
 #if defined(__SSE2__)
-  for (; i + 17 <= text.size(); i += 16) {
-    const auto* at = reinterpret_cast<const __m128i*>(text.data() + i);
-    unsigned candidates = bytes_in(_mm_loadu_si128(at), issuer_first_bytes) &
-                          bytes_in(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i + 1)), issuer_second_bytes);
+  const auto block_has_prefix = [&](std::size_t at) {
+    unsigned candidates = bytes_in(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + at)), issuer_first_bytes) &
+                          bytes_in(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + at + 1)), issuer_second_bytes);
     for (; candidates != 0; candidates &= candidates - 1)
-      if (issuer_prefix_at(text, i + static_cast<std::size_t>(std::countr_zero(candidates)))) return true;
-  }
+      if (issuer_prefix_at(text, at + static_cast<std::size_t>(std::countr_zero(candidates)))) return true;
+    return false;
+  };
+  for (; i + 17 <= text.size(); i += 16)
+    if (block_has_prefix(i)) return true;
+  // The last positions as one more block, overlapping the one before (most strings are short).
+  if (i > 0 && i + 1 < text.size()) return block_has_prefix(text.size() - 17);
 #endif
-  for (; i + 1 < text.size(); ++i)
-    if (issuer_prefix_at(text, i)) return true;
+  for (; i + 1 < text.size(); ++i) {
+    const unsigned pair = static_cast<unsigned char>(text[i]) << 8 | static_cast<unsigned char>(text[i + 1]);
+    if ((issuer_pairs[pair >> 6] >> (pair & 63) & 1) && issuer_prefix_at(text, i)) return true;
+  }
   return false;
 }
 

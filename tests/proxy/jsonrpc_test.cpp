@@ -170,4 +170,17 @@ TEST_CASE("json_text reads members of validated text as the document holds them"
   const std::string long_string = "\"" + std::string(100, 'x') + "\\u00e9\\\"" + "\xc3\xa9" + std::string(70, 'y') + "\"";
   CHECK(json_text::value_end(long_string + ",1", 0) == long_string.size());
   CHECK(json_text::string_text(long_string, storage) == json::parse(long_string).get<std::string>());
+  // Every escape at every offset, so that each lands on, before and after a 16-byte block's edge.
+  for (const std::string escape : {R"(\")", R"(\\)", R"(\\\")", R"(\u0041)", R"(\n)", "\xc3\xa9"}) {
+    for (std::size_t before = 0; before < 40; ++before) {
+      for (std::size_t after : {0u, 1u, 15u, 16u, 17u, 33u}) {
+        const std::string token = "\"" + std::string(before, 'a') + escape + std::string(after, 'b') + "\"";
+        CAPTURE(token);
+        REQUIRE(json_text::value_end(token + R"(,"x":1})", 0) == token.size());
+        REQUIRE(json_text::value_end("[" + token + "]", 0) == token.size() + 2);
+        CHECK(json_text::string_text(token, storage) == json::parse(token).get<std::string>());
+      }
+    }
+  }
+  CHECK(json_text::value_end(R"("unterminated \")", 0) == 16);  // no closing quote: the end of the text
 }
