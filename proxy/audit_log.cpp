@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cerrno>
 #include <cstdio>
@@ -341,34 +342,40 @@ void audit_record::append_canonical_text(std::string& out) const {
     if (!a.empty() && !b.empty() && a[0] != b[0]) return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
     return a < b;
   };
-  std::vector<const member*> order;
-  order.reserve(members_.size());
+  // On the stack for every record the proxy writes (a call record has ~20 members).
+  std::array<const member*, 32> inline_order;
+  std::vector<const member*> heap_order;
+  if (members_.size() > inline_order.size()) heap_order.resize(members_.size());
+  const member** order = heap_order.empty() ? inline_order.data() : heap_order.data();
+  std::size_t count = 0;
   for (const auto& m : members_) {
-    auto at = order.end();
-    while (at != order.begin() && before(m.key.view(), (*(at - 1))->key.view())) --at;
-    order.insert(at, &m);
+    std::size_t at = count++;
+    for (; at > 0 && before(m.key.view(), order[at - 1]->key.view()); --at) order[at] = order[at - 1];
+    order[at] = &m;
   }
   out.reserve(out.size() + 512);
   out += '{';
   bool first = true;
-  for (std::size_t i = 0; i < order.size(); ++i) {
+  for (std::size_t i = 0; i < count; ++i) {
     const audit_key& key = order[i]->key;
-    if (i + 1 < order.size() && order[i + 1]->key.view() == key.view()) continue;
-    if (!first) out += ',';
-    first = false;
-    if (key.is_literal()) {  // checked at compile time: written as is, in one step
-      const std::string_view name = key.view();
-      const std::size_t at = out.size();
-      out.resize(at + name.size() + 3);
-      char* to = out.data() + at;
-      to[0] = '"';
-      std::memcpy(to + 1, name.data(), name.size());
-      to[name.size() + 1] = '"';
-      to[name.size() + 2] = ':';
+    if (i + 1 < count && order[i + 1]->key.view() == key.view()) continue;
+    if (const std::string_view name = key.view(); key.is_literal() && name.size() <= 60) {
+      // Checked at compile time: written as is, with its comma and colon in one append.
+      char head[64];
+      std::size_t n = 0;
+      if (!first) head[n++] = ',';
+      head[n++] = '"';
+      std::memcpy(head + n, name.data(), name.size());
+      n += name.size();
+      head[n++] = '"';
+      head[n++] = ':';
+      out.append(head, n);
     } else {
-      config::append_json_string(out, key.view());
+      if (!first) out += ',';
+      config::append_json_string(out, name);
       out += ':';
     }
+    first = false;
     std::visit(
         [&out](const auto& v) {
           using type = std::decay_t<decltype(v)>;

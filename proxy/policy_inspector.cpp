@@ -165,7 +165,7 @@ verdict policy_inspector::on_client_request(const message& msg, const json& doc)
       entry.decision.rules = {"surface.hidden"};
       entry.decided = true;
       if (engine_.enforcing()) {
-        record_pair(entry, nullptr, {{"enforced", true}});
+        record_pair(std::move(entry), nullptr, {{"enforced", true}});
         verdict v;
         v.what = verdict::action::block;
         v.reason = why;
@@ -206,7 +206,7 @@ verdict policy_inspector::ask_user(const message& msg, pending& entry) {
     entry.asked = "no-elicitation";
     entry.decision.what = action::deny;
     entry.decision.reason += " (ask: the client did not declare the elicitation capability, so the call is denied)";
-    record_pair(entry, nullptr, {{"enforced", true}});
+    record_pair(std::move(entry), nullptr, {{"enforced", true}});
     pending_.erase(key);
     return deny_call(msg.id);
   }
@@ -251,7 +251,7 @@ verdict policy_inspector::ask_user(const message& msg, pending& entry) {
     }
     it->second.decision.what = action::deny;
     it->second.decision.reason = "the user did not approve (" + outcome + "): " + it->second.decision.reason;
-    record_pair(it->second, nullptr, {{"enforced", true}});
+    record_pair(std::move(it->second), nullptr, {{"enforced", true}});
     pending_.erase(it);
     return deny_call(id);
   };
@@ -263,8 +263,9 @@ verdict policy_inspector::ask_user(const message& msg, pending& entry) {
 verdict policy_inspector::on_server_response(const message& msg, const message_context& context) {
   auto it = pending_.find(msg.key());
   if (it == pending_.end()) return verdict::forward();
-  pending entry = std::move(it->second);
-  pending_.erase(it);
+  // Taken out of the map as its node: the entry moves once, into its audit record.
+  auto node = pending_.extract(it);
+  pending& entry = node.mapped();
   if (msg.has_document) return on_answer(std::move(entry), msg, msg.doc, context.raw.size());
   // needs_document() said: a call, read or get, judged from the text unless something must change.
   if (auto judged = answer_from_text(entry, msg, context.raw)) return std::move(*judged);
@@ -410,7 +411,7 @@ struct policy_inspector::pair_record final : deferred_record {
   }
 };
 
-void policy_inspector::record_pair(pending entry, answer_facts* answer, json extra) {
+void policy_inspector::record_pair(pending&& entry, answer_facts* answer, json extra) {
   if (!options_.audit) return;
   // One record per relayed call: the relay only moves what it holds into the queue, the writer
   // thread builds, sorts, redacts and caps the members.
@@ -527,7 +528,7 @@ void policy_inspector::save_pending(const std::string& server_name, const std::v
 }
 
 void policy_inspector::session_ended() {
-  for (const auto& [key, entry] : pending_) record_pair(entry, nullptr, {{"unanswered", true}});
+  for (const auto& [key, entry] : pending_) record_pair(pending(entry), nullptr, {{"unanswered", true}});
   pending_.clear();
 }
 

@@ -78,7 +78,7 @@ class policy_inspector : public inspector {
                        nlohmann::json& extra, verdict& outcome);
   verdict deny_call(const nlohmann::json& id);
   verdict ask_user(const message& msg, pending& entry);
-  void record_pair(pending entry, answer_facts* answer, nlohmann::json extra);
+  void record_pair(pending&& entry, answer_facts* answer, nlohmann::json extra);
   void audit(nlohmann::json event);
   void audit(audit_record event);  // adds the session
   void save_pending(const std::string& server_name, const std::vector<config::pinned_item>& items);

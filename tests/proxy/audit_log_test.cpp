@@ -296,6 +296,17 @@ TEST_CASE("a JSON text member is written verbatim only when it is its own canoni
   }
 }
 
+TEST_CASE("a record of more members than the stack order holds is sorted and written like the rest") {
+  json document = json::object();
+  audit_record record;
+  for (int i = 60; i-- > 0;) {  // added in reverse order, each key twice: the later value wins
+    const std::string key = "k" + std::to_string(i % 40) + (i % 2 ? "\"odd" : "");  // i and i + 40: one key
+    record.number(key, i);
+    document[key] = i;
+  }
+  CHECK(record.canonical_text() == warden::config::canonical_json(document));
+}
+
 // What the app's redaction hook did before records were built from members: every top-level
 // member except the six mcp-warden fills itself was searched. from_json must keep that list.
 TEST_CASE("from_json treats exactly mcp-warden's own members as its own; caps are optional") {
