@@ -4,8 +4,10 @@
 
 #include <openssl/evp.h>
 
+#include <array>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 
 namespace warden::config {
 
@@ -37,13 +39,19 @@ std::string sha256_hex(std::string_view bytes) {
       EVP_DigestUpdate(owner.context, bytes.data(), bytes.size()) != 1 ||
       EVP_DigestFinal_ex(owner.context, out, &length) != 1)
     EVP_Digest(bytes.data(), bytes.size(), out, &length, sha256_method(), nullptr);
-  static constexpr char hex[] = "0123456789abcdef";
-  char text[EVP_MAX_MD_SIZE * 2];
-  for (unsigned int i = 0; i < length; ++i) {
-    text[2 * i] = hex[out[i] >> 4];
-    text[2 * i + 1] = hex[out[i] & 15];
-  }
-  return std::string(text, length * 2);
+  // Two hex digits per byte from one table (every audit record is hashed).
+  static constexpr auto pairs = [] {
+    std::array<char, 512> table{};
+    constexpr char hex[] = "0123456789abcdef";
+    for (int b = 0; b < 256; ++b) {
+      table[2 * b] = hex[b >> 4];
+      table[2 * b + 1] = hex[b & 15];
+    }
+    return table;
+  }();
+  std::string text(length * 2, '\0');
+  for (unsigned int i = 0; i < length; ++i) std::memcpy(text.data() + 2 * i, pairs.data() + 2 * out[i], 2);
+  return text;
 }
 
 namespace {
@@ -61,9 +69,10 @@ void append_string(std::string& out, std::string_view text) {
     out += nlohmann_text(nlohmann::json(std::string(text)));
     return;
   }
-  out += '"';
-  out += text;
-  out += '"';
+  // One append of the quotes and the text (this runs for every string of every audit record).
+  const std::size_t at = out.size();
+  out.append(text.size() + 2, '"');
+  std::memcpy(out.data() + at + 1, text.data(), text.size());
 }
 
 template <typename Integer>

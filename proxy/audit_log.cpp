@@ -276,10 +276,7 @@ audit_record audit_record::from_json(json event, bool peer_data) {
 template <typename Value>
 audit_record& audit_record::add(audit_key&& key, Value&& value, bool peer) {
   if (members_.capacity() == 0) members_.reserve(24);  // a call record: ~15 members, with seq/prev/ts
-  auto& next = members_.emplace_back();
-  next.key = std::move(key);
-  next.value.emplace<std::decay_t<Value>>(std::forward<Value>(value));
-  next.peer = peer;
+  members_.emplace_back(std::move(key), std::forward<Value>(value), peer);
   return *this;
 }
 audit_record& audit_record::text(audit_key key, std::string value, bool peer) { return add(std::move(key), std::move(value), peer); }

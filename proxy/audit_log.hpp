@@ -112,7 +112,10 @@ class audit_record {
     bool canonical = false;  // set by redact_and_cap: the text passed the checks and is written as is
   };
   struct member {
-    audit_key key = "";
+    template <typename Value>
+    member(audit_key&& name, Value&& content, bool from_peer)
+        : key(std::move(name)), value(std::in_place_type<std::decay_t<Value>>, std::forward<Value>(content)), peer(from_peer) {}
+    audit_key key;
     std::variant<std::string, std::int64_t, std::uint64_t, bool, nlohmann::json, verbatim> value;
     bool peer = false;
   };
