@@ -782,9 +782,28 @@ class scanner {
       invalid_{"unicode.invalid-utf8"};
 };
 
+// Printable ASCII in which no space follows another: scan_ascii finds nothing in it (no control,
+// escape or newline; each space is a run of one, below every threshold). A short text is proved
+// so before the scanner and its eleven aggregates are built: most short results and arguments are.
+bool quiet_short_text(std::string_view raw) {
+  constexpr std::size_t short_text = 1024;
+  if (raw.size() > short_text) return false;
+  std::size_t i = 0;
+  for (; i + 8 <= raw.size(); i += 8)
+    if (quiet_prefix(load8(raw.data() + i), i + 8 < raw.size() ? static_cast<unsigned char>(raw[i + 8]) : 0) < 8)
+      return false;
+  for (bool after_space = i > 0 && raw[i - 1] == ' '; i < raw.size(); ++i) {
+    const auto b = static_cast<unsigned char>(raw[i]);
+    if (b < 0x20 || b > 0x7E || (b == ' ' && after_space)) return false;
+    after_space = b == ' ';
+  }
+  return true;
+}
+
 }  // namespace
 
 hidden_scan scan_hidden(std::string_view raw, text_kind kind) {
+  if (quiet_short_text(raw)) return {};
   scanner s(raw, kind);
   return s.run();
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -27,15 +28,27 @@ struct verdict {
   // answers (answer = the client's whole response), or resume(nullptr) after `ask_timeout` or when
   // asking is impossible (e.g. inside a batch). resume must not return ask again.
   enum class action { forward, replace, block, ask };
+  struct parts {
+    nlohmann::json replacement;   // replace: the message to send instead
+    nlohmann::json reply;         // block of a request: the response sent back to its sender
+    nlohmann::json question;      // ask: elicitation/create params
+    std::function<verdict(const nlohmann::json* answer)> resume;  // ask: the final verdict
+    std::chrono::milliseconds ask_timeout{120000};
+  };
   action what = action::forward;
-  nlohmann::json replacement;   // replace: the message to send instead
-  nlohmann::json reply;         // block of a request: the response sent back to its sender
   std::string reason;           // for logs and the audit trail
-  nlohmann::json question;      // ask: elicitation/create params
-  std::function<verdict(const nlohmann::json* answer)> resume;  // ask: the final verdict
-  std::chrono::milliseconds ask_timeout{120000};
+
+  // The rest, made on first use. Nearly every verdict is a forward that needs none of it, and
+  // several are made, moved and dropped per relayed message.
+  parts& more() {
+    if (!parts_) parts_ = std::make_unique<parts>();
+    return *parts_;
+  }
 
   static verdict forward() { return {}; }
+
+ private:
+  std::unique_ptr<parts> parts_;
 };
 
 class inspector {

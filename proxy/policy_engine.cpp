@@ -100,9 +100,9 @@ void policy_engine::judge_items(const analysis::server_surface& surface) {
     for (const auto& item : list) {
       const std::string name = item_name(kind, item);
       std::string digest = config::pin_item(std::string(to_string(kind)), item).digest;
-      const bool judged = verdicts_.count(digest) > 0;
+      const item_verdict* judged = verdict_for(digest);
       if (!judged) pending.emplace_back(kind, &item);
-      known_item known{kind, item, std::move(digest)};
+      known_item known{kind, item, std::move(digest), judged};
       if (kind == item_kind::tool) known_tools_.insert_or_assign(name, std::move(known));
       else known_items_.insert_or_assign(std::string(to_string(kind)) + ":" + name, std::move(known));
       if (!judged) target.push_back(item);
@@ -135,6 +135,9 @@ void policy_engine::judge_items(const analysis::server_surface& surface) {
         if (cap.tool == name) v.roles = from_analysis(cap.roles);
     verdicts_[config::pin_item(std::string(to_string(kind)), *item).digest] = std::move(v);
   }
+  // The new verdicts' map nodes stay put, so each tool keeps a pointer to its own.
+  for (auto& [name, known] : known_tools_)
+    if (!known.verdict) known.verdict = verdict_for(known.digest);
 }
 
 void policy_engine::set_pins(const config::server_pins* pins) {
@@ -195,8 +198,7 @@ config::role_set policy_engine::roles_of(std::string_view tool) const {
     if (rule.roles && config::glob_match(rule.server, server_name_) && config::glob_match(rule.tool, tool)) return *rule.roles;
   for (const auto& [glob, roles] : policy_.roles)
     if (config::glob_match(glob, tool)) return roles;
-  if (const known_item* definition = current_tool(tool))
-    if (const item_verdict* v = verdict_for(definition->digest)) return v->roles;
+  if (const known_item* definition = current_tool(tool); definition && definition->verdict) return definition->verdict->roles;
   return 0;
 }
 
@@ -311,7 +313,7 @@ call_decision policy_engine::decide_call(std::string_view tool, const call_argum
   // Hidden or drifted tools are refused outright: the model was never meant to see them.
   const known_item* definition = current_tool(tool);
   if (definition) {
-    if (const item_verdict* v = verdict_for(definition->digest); v && !v->hide_reason.empty())
+    if (const item_verdict* v = definition->verdict; v && !v->hide_reason.empty())
       merge(d, action::deny, "surface.hidden", "tool is hidden: " + v->hide_reason);
   }
   if (pins_set_ && policy_.pins.hide_drift) {
@@ -333,8 +335,10 @@ call_decision policy_engine::decide_call(std::string_view tool, const call_argum
       break;
     }
   }
-  const std::string rule_id = rule ? "tools[" + std::to_string(rule_index) + "]" : "default";
   const action base = rule && rule->decision ? *rule->decision : policy_.default_action;
+  // Named only when a rule matched or the default does not allow (this runs on every call).
+  const std::string rule_id = rule ? "tools[" + std::to_string(rule_index) + "]"
+                              : base != action::allow ? std::string("default") : std::string();
   if (base != action::allow)
     merge(d, base, rule_id,
           (rule && rule->decision ? "rule " + rule_id + " (" + rule->location + ")" : std::string("default action")) + ": " +
@@ -413,7 +417,7 @@ call_decision policy_engine::decide_call(std::string_view tool, const call_argum
        [&] { return "destructive call after untrusted content from '" + untrusted_source_ + "' entered the session"; });
   flow(f.private_then_sink, sink && !private_source_.empty(), "flow.private_then_sink",
        [&] { return "external sink after private data was read by '" + private_source_ + "'"; });
-  if (d.what == action::allow && d.reason.empty()) d.reason = rule ? "allowed by " + rule_id : "allowed by default";
+  if (d.what == action::allow && d.reason.empty() && rule) d.reason = "allowed by " + rule_id;
   return d;
 }
 

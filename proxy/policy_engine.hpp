@@ -24,9 +24,13 @@ namespace json_text {
 struct lookup;
 }
 
+// The reason of a call no rule decided and the default allowed. decide_call leaves `reason` empty
+// for it rather than build this text on every call; the call's audit record says it.
+inline constexpr std::string_view allowed_by_default = "allowed by default";
+
 struct call_decision {
   config::action what = config::action::allow;
-  std::string reason;               // precise, for the audit log (never shown to the model)
+  std::string reason;               // precise, for the audit log (never shown to the model); "" for allowed_by_default
   std::string ask_text;             // for the user when what == ask
   std::vector<std::string> rules;   // every rule that matched, e.g. "tools[1]", "flow.untrusted_then_sink"
   std::vector<std::string> secrets; // credential kinds seen in the arguments
@@ -127,6 +131,7 @@ class policy_engine {
     item_kind kind;
     nlohmann::json definition;
     std::string digest;
+    const item_verdict* verdict = nullptr;  // verdicts_[digest], set once judge_items has judged it
   };
   const item_verdict* verdict_for(const std::string& digest) const;
   std::string drift_reason(item_kind kind, const std::string& name, const std::string& digest) const;

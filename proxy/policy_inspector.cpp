@@ -169,7 +169,7 @@ verdict policy_inspector::on_client_request(const message& msg, const json& doc)
         verdict v;
         v.what = verdict::action::block;
         v.reason = why;
-        v.reply = json::parse(error_response(msg.id, -32602, "mcp-warden: blocked by the security policy"));
+        v.more().reply = json::parse(error_response(msg.id, -32602, "mcp-warden: blocked by the security policy"));
         return v;
       }
     }
@@ -187,7 +187,7 @@ verdict policy_inspector::decide_tool_call(const message& msg, pending entry, st
     record_pair(std::move(entry), nullptr, {{"enforced", true}});
     return deny_call(msg.id);
   }
-  pending& kept = pending_[msg.key()] = std::move(entry);
+  pending& kept = pending_.insert_or_assign(msg.key(), std::move(entry)).first->second;
   if (engine_.enforcing() && kept.decision.what == action::ask) return ask_user(msg, kept);
   return verdict::forward();
 }
@@ -196,7 +196,7 @@ verdict policy_inspector::deny_call(const json& id) {
   verdict v;
   v.what = verdict::action::block;
   v.reason = "tools/call denied by policy";
-  v.reply = response_with_result(id, denied_result());
+  v.more().reply = response_with_result(id, denied_result());
   return v;
 }
 
@@ -220,14 +220,14 @@ verdict policy_inspector::ask_user(const message& msg, pending& entry) {
   verdict v;
   v.what = verdict::action::ask;
   v.reason = entry.decision.reason;
-  v.ask_timeout = std::chrono::seconds(options_.rules.ask_timeout_seconds);
-  v.question = {{"message", text},
+  v.more().ask_timeout = std::chrono::seconds(options_.rules.ask_timeout_seconds);
+  v.more().question = {{"message", text},
                 {"requestedSchema",
                  {{"type", "object"},
                   {"properties", {{"approve", {{"type", "boolean"}, {"title", "Allow this call"}, {"description", "Allow this one call"}}}}},
                   {"required", json::array({"approve"})}}}};
   const json id = msg.id;
-  v.resume = [this, key, id](const json* answer) -> verdict {
+  v.more().resume = [this, key, id](const json* answer) -> verdict {
     auto it = pending_.find(key);
     std::string outcome = "timeout";
     bool approved = false;
@@ -331,7 +331,7 @@ verdict policy_inspector::on_answer(pending entry, const message& msg, const jso
       extra["enforced"] = engine_.enforcing();
       if (engine_.enforcing()) {
         outcome.what = verdict::action::replace;
-        outcome.replacement = response_with_result(msg.id, std::move(filtered));
+        outcome.more().replacement = response_with_result(msg.id, std::move(filtered));
         outcome.reason = std::to_string(removed.size()) + " item(s) hidden from " + entry.method;
       }
     }
@@ -359,9 +359,9 @@ void policy_inspector::apply_judgement(const pending& entry, const json& id, res
     outcome.what = verdict::action::replace;
     outcome.reason = "result " + std::string(blocked ? "blocked" : "sanitised") + ": " + judged.reason;
     if (blocked && entry.method != "tools/call")
-      outcome.replacement = json::parse(error_response(id, -32603, "mcp-warden: the content was withheld by the security policy"));
+      outcome.more().replacement = json::parse(error_response(id, -32603, "mcp-warden: the content was withheld by the security policy"));
     else
-      outcome.replacement = response_with_result(id, std::move(judged.replacement));
+      outcome.more().replacement = response_with_result(id, std::move(judged.replacement));
   }
 }
 
@@ -396,7 +396,12 @@ struct policy_inspector::pair_record final : deferred_record {
     const bool is_resource = entry.method == "resources/read";
     event.text("method", std::move(entry.method), true);
     if (!entry.tool.empty() && !call && !is_resource) event.text("name", std::move(entry.tool), true);
-    if (entry.decided) event.text("reason", std::move(entry.decision.reason), true);
+    if (entry.decided) {
+      if (entry.decision.reason.empty() && entry.decision.what == action::allow)
+        event.text("reason", std::string(allowed_by_default), false);
+      else
+        event.text("reason", std::move(entry.decision.reason), true);
+    }
     if (answer) event.count("result_bytes", answer->bytes);
     if (entry.decided) {
       event.value("rules", rules_json(entry.decision.rules), true);

@@ -759,16 +759,16 @@ asio::awaitable<void> session::impl::apply(verdict&& decision, const message& ms
       break;
     case verdict::action::replace:
       spdlog::info("message replaced: {}", decision.reason);
-      co_await send(forward_queue, decision.replacement.dump(-1, ' ', false, json::error_handler_t::replace));
+      co_await send(forward_queue, decision.more().replacement.dump(-1, ' ', false, json::error_handler_t::replace));
       break;
     case verdict::action::ask:
-      if (&forward_queue == &to_server_ && msg.kind == message_kind::request && decision.resume && !server_queue_closed_) {
+      if (&forward_queue == &to_server_ && msg.kind == message_kind::request && decision.more().resume && !server_queue_closed_) {
         co_await hold_and_ask(std::move(decision), msg, std::move(raw));
         break;
       }
       // Nobody to ask: the inspector decides without an answer (resume must not ask again).
-      if (decision.resume) {
-        verdict fallback = decision.resume(nullptr);
+      if (decision.more().resume) {
+        verdict fallback = decision.more().resume(nullptr);
         if (fallback.what == verdict::action::ask) fallback.what = verdict::action::block;
         co_await apply(std::move(fallback), msg, std::move(raw), forward_queue, reply_queue);
       }
@@ -779,8 +779,8 @@ asio::awaitable<void> session::impl::apply(verdict&& decision, const message& ms
         // The sender gets an answer instead; forget the request we will never forward.
         auto& pending = &forward_queue == &to_server_ ? client_requests_ : server_requests_;
         pending.erase(msg.key());
-        if (!decision.reply.is_null())
-          co_await send(reply_queue, decision.reply.dump(-1, ' ', false, json::error_handler_t::replace));
+        if (!decision.more().reply.is_null())
+          co_await send(reply_queue, decision.more().reply.dump(-1, ' ', false, json::error_handler_t::replace));
       }
       break;
   }
@@ -804,7 +804,7 @@ asio::awaitable<void> session::impl::inspect_batch(message& msg, std::string&& r
     context.from = from;
     verdict decision = inspectors_.empty() ? verdict::forward() : run_inspectors(item, context);
     if (decision.what == verdict::action::ask) {  // cannot hold one member of a batch
-      decision = decision.resume ? decision.resume(nullptr) : verdict{};
+      decision = decision.more().resume ? decision.more().resume(nullptr) : verdict{};
       if (decision.what == verdict::action::ask) decision.what = verdict::action::block;
     }
     switch (decision.what) {
@@ -813,7 +813,7 @@ asio::awaitable<void> session::impl::inspect_batch(message& msg, std::string&& r
         break;
       case verdict::action::replace:
         spdlog::info("batch member replaced: {}", decision.reason);
-        kept.push_back(std::move(decision.replacement));
+        kept.push_back(std::move(decision.more().replacement));
         changed = true;
         break;
       default:
@@ -821,7 +821,7 @@ asio::awaitable<void> session::impl::inspect_batch(message& msg, std::string&& r
         changed = true;
         if (item.kind == message_kind::request) {
           (from_client ? client_requests_ : server_requests_).erase(item.key());
-          if (!decision.reply.is_null()) replies.push_back(std::move(decision.reply));
+          if (!decision.more().reply.is_null()) replies.push_back(std::move(decision.more().reply));
         }
     }
   }
@@ -833,11 +833,11 @@ asio::awaitable<void> session::impl::inspect_batch(message& msg, std::string&& r
 asio::awaitable<void> session::impl::hold_and_ask(verdict&& decision, const message& msg, std::string&& raw) {
   const std::string id = "mcp-warden-" + nonce_ + "-" + std::to_string(++next_internal_id_);
   const std::string key = id_key(id);
-  auto timer = std::make_shared<asio::steady_timer>(executor_, decision.ask_timeout);
-  held_[key] = held_request{msg, std::move(raw), std::move(decision.resume), timer};
+  auto timer = std::make_shared<asio::steady_timer>(executor_, decision.more().ask_timeout);
+  held_[key] = held_request{msg, std::move(raw), std::move(decision.more().resume), timer};
   spdlog::info("holding '{}' while the user is asked: {}", msg.method, decision.reason);
   spawn(expire_held(key, timer));
-  json request = {{"jsonrpc", "2.0"}, {"id", id}, {"method", "elicitation/create"}, {"params", std::move(decision.question)}};
+  json request = {{"jsonrpc", "2.0"}, {"id", id}, {"method", "elicitation/create"}, {"params", std::move(decision.more().question)}};
   ++counters_.internal_requests;
   co_await send(to_client_, request.dump(-1, ' ', false, json::error_handler_t::replace));
 }
@@ -863,7 +863,7 @@ asio::awaitable<void> session::impl::resolve_held(const std::string& key, const 
     ++counters_.inspector_failures;
     spdlog::error("deciding an asked request failed: {}; refusing it", e.what());
     decision.what = verdict::action::block;
-    decision.reply = json::parse(error_response(held.msg.id, error_codes::server_unavailable, "mcp-warden: request refused"));
+    decision.more().reply = json::parse(error_response(held.msg.id, error_codes::server_unavailable, "mcp-warden: request refused"));
   }
   if (decision.what == verdict::action::ask) decision.what = verdict::action::block;
   if (server_queue_closed_ && decision.what != verdict::action::block) co_return;  // shutting down: failed later

@@ -4,6 +4,7 @@
 // in mixed scripts, and with invisible characters inside trigger words.
 #include <doctest/doctest.h>
 
+#include <random>
 #include <string>
 
 #include "helpers.hpp"
@@ -192,4 +193,38 @@ TEST_CASE("encoded blobs are found wherever they start, short runs are not") {
   // Thirty-one base64 bytes are not a blob, thirty-two can be (when they decode to text).
   CHECK_FALSE(has_rule(scan_field("x " + blob.substr(0, 31) + " y"), "poison.encoded-payload"));
   CHECK(has_rule(scan_field("x " + blob.substr(0, 32) + " y"), "poison.encoded-payload"));
+}
+
+TEST_CASE("ASCII hidden-text scan: printable text with single spaces is clean, short (proved up front) or long (scanned)") {
+  // scan_hidden returns at once for a short text of printable ASCII in which no space follows
+  // another; the scanner must agree on every such text, so long ones (never taken up front) are
+  // built from the same pieces and scanned too.
+  std::mt19937 random(20261203);
+  const std::string pieces = "ab Z0~{}\"\\/.:;<>[]`!";
+  for (int round = 0; round < 400; ++round) {
+    const std::size_t length = random() % 2 ? random() % 1025 : 1025 + random() % 3000;
+    std::string text;
+    while (text.size() < length) {
+      const char next = pieces[random() % pieces.size()];
+      if (next == ' ' && !text.empty() && text.back() == ' ') continue;
+      text += next;
+    }
+    CAPTURE(text);
+    for (const auto kind : {text_kind::identifier, text_kind::prose, text_kind::result}) {
+      const auto scan = scan_hidden(text, kind);
+      CHECK(scan.hits.empty());
+      CHECK(scan.revealed.empty());
+    }
+  }
+  // What is not proved quiet up front is still scanned: a short text with each byte that could
+  // matter, at the start, in the middle and at the end.
+  for (const std::string_view odd : {"\x1b[8m", "\x07", "\r", "\x7f", "\xe2\x80\x8b", "\xf3\xa0\x81\x81"}) {
+    for (std::size_t at : {std::size_t{0}, std::size_t{9}, std::size_t{20}}) {
+      std::string text = "twenty plain letters";
+      text.insert(at, odd);
+      CAPTURE(text);
+      CHECK_FALSE(scan_hidden(text, text_kind::result).hits.empty());
+    }
+  }
+  CHECK(hidden_rule(scan_hidden("a" + std::string(30, ' ') + "b", text_kind::prose), "unicode.deceptive-whitespace") != nullptr);
 }

@@ -62,6 +62,7 @@ test('a denied tool gets a generic error result; the audit log has the precise r
     assert.deepEqual(call.rules, ['tools[0]']);
     const ok = records(env.audit).find((r) => r.event === 'call' && r.tool === 'echo');
     assert.equal(ok.decision, 'allow');
+    assert.equal(ok.reason, 'allowed by default');
     assert.ok(ok.latency_us >= 0);
     assert.ok(records(env.audit).some((r) => r.event === 'session_start'));
     assert.ok(records(env.audit).some((r) => r.event === 'session_end'));
@@ -78,6 +79,7 @@ test('an argument outside its constraint is refused (.. normalised first)', asyn
     await s.close();
     const call = records(env.audit).find((r) => r.tool === 'read_path' && r.decision === 'deny');
     assert.match(call.reason, /path \/etc\/passwd is outside the allowed paths/);
+    assert.equal(records(env.audit).find((r) => r.tool === 'read_path' && r.decision === 'allow').reason, 'allowed by tools[1]');
   } finally { env.cleanup(); }
 });
 
