@@ -9,6 +9,8 @@
 
 namespace warden::proxy {
 
+using namespace std::string_view_literals;
+
 using nlohmann::json;
 using config::action;
 
@@ -33,6 +35,18 @@ std::optional<item_kind> listed_kind(std::string_view method) {
 json rules_json(const std::vector<std::string>& rules) {
   json out = json::array();
   for (const auto& r : rules) out.push_back(r);
+  return out;
+}
+
+// The same array as JSON text, for a call record: written as it is when canonical (the writer
+// checks), where a document would be built, redacted and serialised on every call.
+std::string rules_text(const std::vector<std::string>& rules) {
+  std::string out = "[";
+  for (const auto& r : rules) {
+    if (out.size() > 1) out += ',';
+    config::append_json_string(out, r);
+  }
+  out += ']';
   return out;
 }
 
@@ -78,7 +92,7 @@ void policy_inspector::audit(audit_record event) {
 
 bool policy_inspector::needs_document(const message& msg, direction from) const {
   // A tools/call is read from its text: only its arguments are built.
-  if (from == direction::client_to_server) return msg.kind == message_kind::request && msg.method != "tools/call";
+  if (from == direction::client_to_server) return msg.kind == message_kind::request && msg.method != "tools/call"sv;
   switch (msg.kind) {
     case message_kind::notification:
       return false;  // recorded by method
@@ -346,7 +360,7 @@ verdict policy_inspector::on_answer(pending entry, const message& msg, const jso
 void policy_inspector::apply_judgement(const pending& entry, const json& id, result_judgement judged, bool is_error,
                                        json& extra, verdict& outcome) {
   const bool blocked = judged.what == result_judgement::outcome::blocked;
-  if (entry.method == "tools/call" && !(blocked && engine_.enforcing())) engine_.note_call_result(entry.tool, is_error);
+  if (entry.method == "tools/call"sv && !(blocked && engine_.enforcing())) engine_.note_call_result(entry.tool, is_error);
   if (judged.rules.empty() && !judged.changed) return;
   extra["result_rules"] = rules_json(judged.rules);
   extra["result_action"] = blocked ? "block" : judged.what == result_judgement::outcome::sanitized ? "sanitize" : "redact";
@@ -378,7 +392,7 @@ struct policy_inspector::pair_record final : deferred_record {
     // Added in key order, so that sorting them costs one comparison each; the extras come last,
     // and of equal keys the last added is the one written.
     audit_record event;
-    const bool call = entry.method == "tools/call";
+    const bool call = entry.method == "tools/call"sv;
     if (call && entry.arguments.has_text()) event.json_text("arguments", std::move(entry.arguments).take_text(), true);
     else if (call) event.value("arguments", std::move(entry.arguments).take_document(), true);
     if (!entry.asked.empty()) event.text("asked", std::move(entry.asked), true);
@@ -393,7 +407,7 @@ struct policy_inspector::pair_record final : deferred_record {
     if (answer && !answer->has_error && answer->is_error) event.flag("is_error", true);
     event.number("latency_us", latency_us);
     event.text("mode", std::string(config::to_string(mode)), false);
-    const bool is_resource = entry.method == "resources/read";
+    const bool is_resource = entry.method == "resources/read"sv;
     event.text("method", std::move(entry.method), true);
     if (!entry.tool.empty() && !call && !is_resource) event.text("name", std::move(entry.tool), true);
     if (entry.decided) {
@@ -404,7 +418,7 @@ struct policy_inspector::pair_record final : deferred_record {
     }
     if (answer) event.count("result_bytes", answer->bytes);
     if (entry.decided) {
-      event.value("rules", rules_json(entry.decision.rules), true);
+      event.json_text("rules", rules_text(entry.decision.rules), true);
       if (!entry.decision.secrets.empty()) event.value("secrets", std::move(entry.decision.secrets), true);
     }
     event.text("session", *session, false);
