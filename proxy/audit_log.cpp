@@ -740,6 +740,7 @@ audit_stats audit_log::stats() const {
   std::lock_guard lock(mutex_);
   s.dropped = total_dropped_ + dropped_;
   s.not_announced = dropped_;
+  s.closing = stopping_;
   return s;
 }
 

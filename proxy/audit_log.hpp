@@ -138,6 +138,7 @@ struct audit_stats {
   std::uint64_t dropped = 0;
   std::uint64_t not_announced = 0;  // of `dropped`: not (yet) in a records_dropped record
   std::uint64_t write_errors = 0;
+  bool closing = false;  // close() has begun: what is queued now is written as the log closes
 };
 
 // Thread-safe: record() may be called from any thread. close() (or the destructor) drains the queue.

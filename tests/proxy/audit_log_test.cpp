@@ -478,11 +478,19 @@ TEST_CASE("the writer thread is named warden-audit while the log is open") {
 }
 
 namespace {
+// Polls for up to five seconds (a loaded machine may be slow to schedule the writer).
+bool wait_until(const std::function<bool()>& done) {
+  for (int i = 0; i < 500 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return done();
+}
+
 // A record whose building takes long: the writer is stuck on it, as on a disk that hangs.
 struct slow_to_build final : deferred_record {
   std::chrono::milliseconds delay;
-  explicit slow_to_build(std::chrono::milliseconds d) : delay(d) {}
+  std::atomic<bool>* started;
+  slow_to_build(std::chrono::milliseconds d, std::atomic<bool>& s) : delay(d), started(&s) {}
   audit_record build() && override {
+    *started = true;
     std::this_thread::sleep_for(delay);
     audit_record event;
     event.text("event", "slow", false);
@@ -498,8 +506,9 @@ TEST_CASE("a stalled writer: one wait of full_wait, then records are dropped at 
   options.full_wait = std::chrono::milliseconds(100);
   auto log = audit_log::open(options);
   REQUIRE(log);
-  (*log)->record(std::make_unique<slow_to_build>(std::chrono::milliseconds(1500)));
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the writer has taken it
+  std::atomic<bool> taken{false};
+  (*log)->record(std::make_unique<slow_to_build>(std::chrono::milliseconds(1500), taken));
+  REQUIRE(wait_until([&] { return taken.load(); }));  // the writer has taken it: the queue is empty
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < 100; ++i) (*log)->record({{"event", "call"}, {"n", i}});
   const auto waited = std::chrono::steady_clock::now() - start;
@@ -550,11 +559,6 @@ struct file_size_limit {
   }
   ~file_size_limit() { ::setrlimit(RLIMIT_FSIZE, &before); }
 };
-
-bool wait_until(const std::function<bool()>& done) {
-  for (int i = 0; i < 500 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  return done();
-}
 
 json padded_call(int n) { return {{"event", "call"}, {"n", n}, {"pad", std::string(1000, 'x')}}; }
 
@@ -625,13 +629,8 @@ TEST_CASE("closing after a failed write: the loss gets one more try with the rec
     // Room for the gate, one call and part of the next: the calls' batch, taken once close() has
     // begun, fails there; the ~300 bytes left take the note.
     file_size_limit disk_full(held.size0 + 2300);
-    std::atomic<bool> closing{false};
-    std::thread closer([&] {
-      closing = true;
-      held.log->close();
-    });
-    REQUIRE(wait_until([&] { return closing.load(); }));
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // close() has set its flag
+    std::thread closer([&] { held.log->close(); });
+    REQUIRE(wait_until([&] { return held.log->stats().closing; }));  // the batch is taken at close
     held.gate.set_value();
     closer.join();
   }
