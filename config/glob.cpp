@@ -11,61 +11,63 @@ namespace warden::config {
 
 namespace {
 
-// One step of a compiled pattern.
+// One step of a pattern, read where it lies (matching allocates nothing for ordinary texts).
 struct token {
   enum class kind { literal, any_one, star, globstar, set } what = kind::literal;
   char ch = 0;
-  std::string set;  // for sets: the raw class body (ranges expanded at match time)
+  std::string_view set;  // for sets: the raw class body (ranges expanded at match time)
   bool negated = false;
 };
 
-// Parses `pattern`; on error returns false and fills `problem`.
-bool compile(std::string_view pattern, std::vector<token>& out, std::string* problem) {
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    const char c = pattern[i];
-    token t;
-    if (c == '\\') {
-      if (i + 1 >= pattern.size()) {
-        if (problem) *problem = "trailing '\\' in glob";
-        return false;
-      }
-      t.ch = pattern[++i];
-    } else if (c == '*') {
-      if (i + 1 < pattern.size() && pattern[i + 1] == '*') {
-        while (i + 1 < pattern.size() && pattern[i + 1] == '*') ++i;
-        t.what = token::kind::globstar;
-      } else {
-        t.what = token::kind::star;
-      }
-    } else if (c == '?') {
-      t.what = token::kind::any_one;
-    } else if (c == '[') {
-      std::size_t j = i + 1;
-      t.what = token::kind::set;
-      if (j < pattern.size() && (pattern[j] == '!' || pattern[j] == '^')) {
-        t.negated = true;
-        ++j;
-      }
-      const std::size_t body = j;
-      if (j < pattern.size() && pattern[j] == ']') ++j;  // a leading ']' is literal
-      while (j < pattern.size() && pattern[j] != ']') ++j;
-      if (j >= pattern.size()) {
-        if (problem) *problem = "unterminated '[' in glob";
-        return false;
-      }
-      t.set = std::string(pattern.substr(body, j - body));
-      i = j;
-    } else {
-      t.ch = c;
+// Reads the token at pattern[i] and moves i past it; on an error returns false and fills `problem`.
+bool next_token(std::string_view pattern, std::size_t& i, token& t, std::string* problem) {
+  t = token{};
+  const char c = pattern[i];
+  if (c == '\\') {
+    if (i + 1 >= pattern.size()) {
+      if (problem) *problem = "trailing '\\' in glob";
+      return false;
     }
-    out.push_back(std::move(t));
+    t.ch = pattern[i + 1];
+    i += 2;
+    return true;
   }
+  if (c == '*') {
+    t.what = token::kind::star;
+    for (++i; i < pattern.size() && pattern[i] == '*'; ++i) t.what = token::kind::globstar;
+    return true;
+  }
+  if (c == '?') {
+    t.what = token::kind::any_one;
+    ++i;
+    return true;
+  }
+  if (c == '[') {
+    std::size_t j = i + 1;
+    t.what = token::kind::set;
+    if (j < pattern.size() && (pattern[j] == '!' || pattern[j] == '^')) {
+      t.negated = true;
+      ++j;
+    }
+    const std::size_t body = j;
+    if (j < pattern.size() && pattern[j] == ']') ++j;  // a leading ']' is literal
+    while (j < pattern.size() && pattern[j] != ']') ++j;
+    if (j >= pattern.size()) {
+      if (problem) *problem = "unterminated '[' in glob";
+      return false;
+    }
+    t.set = pattern.substr(body, j - body);
+    i = j + 1;
+    return true;
+  }
+  t.ch = c;
+  ++i;
   return true;
 }
 
 bool in_set(const token& t, char c) {
   bool hit = false;
-  const std::string& s = t.set;
+  const std::string_view s = t.set;
   for (std::size_t k = 0; k < s.size(); ++k) {
     if (k + 2 < s.size() && s[k + 1] == '-') {
       if (c >= s[k] && c <= s[k + 2]) hit = true;
@@ -77,50 +79,82 @@ bool in_set(const token& t, char c) {
   return hit != t.negated;
 }
 
+// A byte that may start or end something other than a plain literal.
+bool special(char c) { return c == '*' || c == '?' || c == '[' || c == ']' || c == '\\'; }
+
+// reachable[j]: the tokens read so far can match text[0..j). One row per token: O(tokens * text).
+bool match_tokens(std::string_view pattern, std::string_view text, char* reachable, char* next) {
+  std::fill(reachable, reachable + text.size() + 1, 0);
+  reachable[0] = 1;
+  token t;
+  for (std::size_t i = 0; i < pattern.size();) {
+    if (!next_token(pattern, i, t, nullptr)) return false;  // a malformed glob matches nothing
+    std::fill(next, next + text.size() + 1, 0);
+    bool any = false;
+    switch (t.what) {
+      case token::kind::star:
+      case token::kind::globstar: {
+        bool carry = false;
+        for (std::size_t j = 0; j <= text.size(); ++j) {
+          if (reachable[j]) carry = true;
+          if (carry) next[j] = 1, any = true;
+          if (j < text.size() && t.what == token::kind::star && text[j] == '/') carry = false;
+        }
+        break;
+      }
+      default:
+        for (std::size_t j = 0; j < text.size(); ++j) {
+          if (!reachable[j]) continue;
+          const char c = text[j];
+          const bool ok = t.what == token::kind::literal ? c == t.ch
+                          : t.what == token::kind::any_one ? c != '/'
+                                                           : in_set(t, c);
+          if (ok) next[j + 1] = 1, any = true;
+        }
+    }
+    if (!any) return false;  // nothing can match any more
+    std::swap(reachable, next);
+  }
+  return reachable[text.size()] != 0;
+}
+
 }  // namespace
 
 bool glob_match(std::string_view pattern, std::string_view text) noexcept {
+  // Plain literals at either end of the pattern (most tool names, path prefixes such as
+  // "/srv/data/") are compared in place; the middle is matched against the middle of the text.
+  std::size_t head = 0;
+  while (head < pattern.size() && !special(pattern[head])) ++head;
+  if (head == pattern.size()) return pattern == text;
+  std::size_t tail = 0;
+  while (tail < pattern.size() - head && !special(pattern[pattern.size() - 1 - tail])) ++tail;
+  if (tail > 0 && pattern[pattern.size() - 1 - tail] == '\\') --tail;  // that byte is escaped
+  if (text.size() < head + tail || text.substr(0, head) != pattern.substr(0, head) ||
+      text.substr(text.size() - tail) != pattern.substr(pattern.size() - tail))
+    return false;
+  pattern = pattern.substr(head, pattern.size() - head - tail);
+  text = text.substr(head, text.size() - head - tail);
+  if (pattern == "*") return text.find('/') == std::string_view::npos;
+  if (pattern.find_first_not_of('*') == std::string_view::npos) return true;  // "**": anything
   try {
-    std::vector<token> tokens;
-    if (!compile(pattern, tokens, nullptr)) return false;
-    // reachable[j]: tokens[0..i) can match text[0..j). One row per token: O(tokens * text).
-    std::vector<char> reachable(text.size() + 1, 0), next(text.size() + 1, 0);
-    reachable[0] = 1;
-    for (const token& t : tokens) {
-      std::fill(next.begin(), next.end(), 0);
-      switch (t.what) {
-        case token::kind::star:
-        case token::kind::globstar: {
-          bool carry = false;
-          for (std::size_t j = 0; j <= text.size(); ++j) {
-            if (reachable[j]) carry = true;
-            if (carry) next[j] = 1;
-            if (j < text.size() && t.what == token::kind::star && text[j] == '/') carry = false;
-          }
-          break;
-        }
-        default:
-          for (std::size_t j = 0; j < text.size(); ++j) {
-            if (!reachable[j]) continue;
-            const char c = text[j];
-            const bool ok = t.what == token::kind::literal ? c == t.ch
-                            : t.what == token::kind::any_one ? c != '/'
-                                                             : in_set(t, c);
-            if (ok) next[j + 1] = 1;
-          }
-      }
-      reachable.swap(next);
+    // One row per token over the text: on the stack for texts of ordinary length.
+    constexpr std::size_t on_stack = 512;
+    if (text.size() < on_stack) {
+      char rows[2][on_stack];
+      return match_tokens(pattern, text, rows[0], rows[1]);
     }
-    return reachable[text.size()] != 0;
+    std::vector<char> rows(2 * (text.size() + 1));
+    return match_tokens(pattern, text, rows.data(), rows.data() + text.size() + 1);
   } catch (...) {
     return false;  // allocation failure: a glob that cannot be evaluated does not match
   }
 }
 
 std::string glob_error(std::string_view pattern) {
-  std::vector<token> tokens;
   std::string problem;
-  compile(pattern, tokens, &problem);
+  token t;
+  for (std::size_t i = 0; i < pattern.size();)
+    if (!next_token(pattern, i, t, &problem)) break;
   return problem;
 }
 
