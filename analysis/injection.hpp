@@ -68,4 +68,13 @@ injection_result inspect_injection(std::string_view raw, const field_context& co
 // For tests and start-up checks: every pattern compiled (empty when all is well).
 std::vector<std::string> injection_pattern_errors();
 
+namespace detail {
+// The obfuscation cues that decide whether a text is read again as a joined or decoded view,
+// exposed for their tests. Lone-letter pairs that belong to a chain of three or more lone letters
+// ("s e n d", "p.a.s.s"); words of three bytes or more that mix letters with 0 1 3 4 5 7 and hold
+// no other digit ("r34d").
+std::size_t count_spaced_letters(std::string_view view);
+std::size_t count_leet_words(std::string_view view);
+}  // namespace detail
+
 }  // namespace warden::analysis

@@ -50,6 +50,13 @@ TEST_CASE("spaced-out and leetspeak instructions are read at every alignment, at
         CHECK(worst(scan_field(filler(20000, accented) + pad + " " + payload)) >= severity::high);         // at the end
       }
     }
+    // The lone-letter counter takes 64 positions at a time and the digit search 16: every offset
+    // of a short text across both.
+    for (std::size_t shift = 0; shift < 72; ++shift) {
+      CAPTURE(payload);
+      CAPTURE(shift);
+      CHECK(worst(scan_field(std::string(shift, 'x') + " " + payload)) >= severity::high);
+    }
   }
 }
 
@@ -227,4 +234,69 @@ TEST_CASE("ASCII hidden-text scan: printable text with single spaces is clean, s
     }
   }
   CHECK(hidden_rule(scan_hidden("a" + std::string(30, ' ') + "b", text_kind::prose), "unicode.deceptive-whitespace") != nullptr);
+}
+
+namespace {
+bool cue_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool cue_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+// The cue counters' definitions read byte by byte, as references for the block-wise counters.
+std::size_t spaced_reference(std::string_view t) {
+  const auto at = [&](long i) -> unsigned char { return i < 0 || i >= static_cast<long>(t.size()) ? 0 : static_cast<unsigned char>(t[static_cast<std::size_t>(i)]); };
+  const auto word = [&](long i) { return cue_letter(at(i)) || cue_digit(at(i)); };
+  const auto separator = [&](long i) { return at(i) == ' ' || at(i) == '.' || at(i) == '-'; };
+  const auto pair = [&](long i) {
+    return i >= 0 && i + 2 < static_cast<long>(t.size()) && cue_letter(at(i)) && separator(i + 1) && cue_letter(at(i + 2)) && !word(i - 1) && !word(i + 3);
+  };
+  std::size_t count = 0;
+  for (long i = 0; i < static_cast<long>(t.size()); ++i) count += pair(i) && (pair(i + 2) || pair(i - 2));
+  return count;
+}
+
+std::size_t leet_reference(std::string_view t) {
+  const auto word_byte = [](unsigned char c) { return cue_letter(c) || cue_digit(c) || c == '_'; };
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < t.size();) {
+    if (!word_byte(static_cast<unsigned char>(t[i]))) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < t.size() && word_byte(static_cast<unsigned char>(t[end]))) ++end;
+    std::size_t start = i;
+    while (start < end && t[start] == '_') ++start;
+    bool letter = false, leet_digit = false, other_digit = false;
+    for (std::size_t k = start; k < end; ++k) {
+      const auto c = static_cast<unsigned char>(t[k]);
+      letter |= cue_letter(c);
+      leet_digit |= c == '0' || c == '1' || c == '3' || c == '4' || c == '5' || c == '7';
+      other_digit |= c == '2' || c == '6' || c == '8' || c == '9';
+    }
+    count += letter && leet_digit && !other_digit && end - start >= 3;
+    i = end;
+  }
+  return count;
+}
+}  // namespace
+
+TEST_CASE("obfuscation cue counters, block-wise, count exactly what their definitions count") {
+  std::mt19937 random(20261204);
+  const std::string pieces[] = {"a", "b", "Z", " ", ".", "-", "_", "1", "3", "7", "2", "9", "x", " a", " s e n d", "\xc3\xa9", "\xe2\x80\x8b", "r34d", "  "};
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    for (std::size_t n = random() % 120; n > 0; --n) text += pieces[random() % std::size(pieces)];
+    CAPTURE(text);
+    CHECK(detail::count_spaced_letters(text) == spaced_reference(text));
+    CHECK(detail::count_leet_words(text) == leet_reference(text));
+  }
+  // A chain of three lone letters and a leetspeak word at every offset across the 64-position
+  // and 16-byte steps, at the start, in the middle and at the end of the text.
+  for (std::size_t shift = 0; shift < 140; ++shift) {
+    for (const std::string tail : {"", " and more words follow here to pad the text past one block"}) {
+      const std::string text = std::string(shift, '#') + " a b c h4ck" + tail;
+      CAPTURE(text);
+      CHECK(detail::count_spaced_letters(text) == 2);
+      CHECK(detail::count_leet_words(text) == 1);
+    }
+  }
 }
