@@ -69,9 +69,18 @@ void append_utf8(std::string& out, char32_t cp) {
 }
 
 bool is_ascii(std::string_view s) noexcept {
-  // Eight bytes at a time: the common case is long plain-ASCII text.
+  // The common case is long plain-ASCII text: 64 bytes a step (any high bit in four blocks),
+  // then eight at a time.
   std::size_t i = 0;
   const auto n = s.size();
+#if defined(__SSE2__)
+  for (; i + 64 <= n; i += 64) {
+    const auto* p = reinterpret_cast<const __m128i*>(s.data() + i);
+    const __m128i any = _mm_or_si128(_mm_or_si128(_mm_loadu_si128(p), _mm_loadu_si128(p + 1)),
+                                     _mm_or_si128(_mm_loadu_si128(p + 2), _mm_loadu_si128(p + 3)));
+    if (_mm_movemask_epi8(any)) return false;
+  }
+#endif
   for (; i + 8 <= n; i += 8)
     if (load8(s.data() + i) & high_bits) return false;
   for (; i < n; ++i)
