@@ -574,8 +574,9 @@ std::size_t count_spaced_letters(std::string_view view) {
       return bits;
     }
 #endif
+    // Short texts and the ends of long ones: only where a separator follows (most bytes fail that).
     for (std::size_t k = 0; k < 64 && base + k + 2 < n; ++k)
-      if (pair(base + k)) bits |= std::uint64_t{1} << k;
+      if ((cue_class[v[base + k + 1]] & 4) && pair(base + k)) bits |= std::uint64_t{1} << k;
     return bits;
   };
   // A pair counts when it is part of a chain of three or more lone letters: a pair two before or
