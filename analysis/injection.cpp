@@ -610,9 +610,9 @@ std::size_t count_leet_words(std::string_view view) {
       const unsigned digits = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(block, _mm_set1_epi8(9)), block)));
       if (!digits) { i += 16; continue; }
       i += static_cast<std::size_t>(std::countr_zero(digits));
-    }
+    } else
 #endif
-    if (i + 8 <= n) {
+    if (i + 8 <= n) {  // eight at a time where sixteen cannot be read
       // Digits among the ASCII bytes (non-ASCII bytes are masked out first: their low seven bits
       // could look like digits).
       const std::uint64_t w = text::load8(view.data() + i);
