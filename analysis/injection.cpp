@@ -552,14 +552,8 @@ std::size_t count_spaced_letters(std::string_view view) {
 #if defined(__SSE2__)
     if (base >= 1 && base + 64 + 3 <= n) {
       const auto load = [&](std::size_t at) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + at)); };
-      const auto letters = [](__m128i x) {
-        const __m128i t = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
-        return _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(25)), t);
-      };
-      const auto words = [&](__m128i x) {
-        const __m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
-        return _mm_or_si128(letters(x), _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t));
-      };
+      const auto letters = text::ascii_letter_bytes;
+      const auto words = text::ascii_word_bytes;
       for (std::size_t k = 0; k < 64; k += 16) {
         const std::size_t at = base + k;
         const __m128i next = load(at + 1);

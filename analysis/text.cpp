@@ -6,6 +6,7 @@
 #include <unicode/uspoof.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <memory>
@@ -282,10 +283,23 @@ class normal_writer {
   }
   // An ASCII stretch, lower-cased; its byte k comes from raw offset from + k.
   [[gnu::always_inline]] void ascii(const char* source, std::size_t length, std::size_t from) {
-    room(length + 8);
+    room(length + 16);
     continue_linear(from);
     char* target = text_.data() + w_;
     std::size_t k = 0;
+#if defined(__SSE2__)
+    // Sixteen bytes a step wherever they can be read, the stretch's tail too: as below, the bytes
+    // written past it are overwritten later or cut, and non-ASCII bytes (negative) stay as they are.
+    for (; k < length && source + k + 16 <= raw_end_; k += 16) {
+      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source + k));
+      const __m128i upper = _mm_and_si128(_mm_cmpgt_epi8(block, _mm_set1_epi8('A' - 1)), _mm_cmplt_epi8(block, _mm_set1_epi8('Z' + 1)));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(target + k), _mm_or_si128(block, _mm_and_si128(upper, _mm_set1_epi8(0x20))));
+    }
+    if (k >= length) {
+      w_ += length;
+      return;
+    }
+#endif
     for (; k + 8 <= length; k += 8) {
       const std::uint64_t lowered = ascii_lower(load8(source + k));
       __builtin_memcpy(target + k, &lowered, 8);
@@ -345,6 +359,25 @@ bool mostly_latin_letters(std::string_view raw) {
   // than non-ASCII characters (lead bytes). Ordinary accented prose is settled by it.
   {
     std::size_t ascii_letters = 0, leads = 0, i = 0;
+#if defined(__SSE2__)
+    // Sixteen bytes a step, counted per byte lane (a lane's count is subtracted -1s) and summed
+    // before a lane can overflow. Most chunks of accented prose ask this once ("à").
+    const __m128i lead_bits = _mm_set1_epi8(static_cast<char>(0xC0));
+    const auto lane_sum = [](__m128i counts) {
+      const __m128i sums = _mm_sad_epu8(counts, _mm_setzero_si128());
+      return static_cast<std::size_t>(_mm_cvtsi128_si64(sums)) + static_cast<std::size_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+    };
+    while (i + 16 <= n) {
+      __m128i letter_counts = _mm_setzero_si128(), lead_counts = _mm_setzero_si128();
+      for (int steps = 0; steps < 255 && i + 16 <= n; ++steps, i += 16) {
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw.data() + i));
+        letter_counts = _mm_sub_epi8(letter_counts, ascii_letter_bytes(b));
+        lead_counts = _mm_sub_epi8(lead_counts, _mm_cmpeq_epi8(_mm_and_si128(b, lead_bits), lead_bits));
+      }
+      ascii_letters += lane_sum(letter_counts);
+      leads += lane_sum(lead_counts);
+    }
+#endif
     for (; i + 8 <= n; i += 8) {
       const std::uint64_t w = load8(raw.data() + i), high = w & high_bits;
       const std::uint64_t non_ascii = (high >> 7) * 0xFF;                   // 0xFF in each non-ASCII byte
@@ -386,7 +419,40 @@ bool mostly_latin_letters(std::string_view raw) {
   return letters == 0 || latin * 10 >= letters * 6;
 }
 
-bool ascii_word_byte(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+// Each byte's part in a word as normalisation reads one: a digit, a letter (ASCII), or neither
+// (every other byte, non-ASCII ones included).
+constexpr std::uint8_t word_digit = 1, word_letter = 2;
+constexpr auto ascii_word_class = [] {
+  std::array<std::uint8_t, 256> classes{};
+  for (int c = '0'; c <= '9'; ++c) classes[c] = word_digit;
+  for (int c = 'a'; c <= 'z'; ++c) classes[c] = classes[c - 32] = word_letter;
+  return classes;
+}();
+
+// The end of the run of ASCII letters and digits that starts at `from`, and whether it holds a
+// letter (words in accented prose go on in ASCII after each accent).
+struct ascii_word_run {
+  std::size_t end;
+  bool letter;
+};
+[[gnu::always_inline]] inline ascii_word_run ascii_word_from(std::string_view raw, std::size_t from) {
+  std::size_t k = from;
+  bool letter = false;
+#if defined(__SSE2__)
+  for (; k + 16 <= raw.size(); k += 16) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw.data() + k));
+    const auto letters = static_cast<unsigned>(_mm_movemask_epi8(ascii_letter_bytes(block)));
+    if (const unsigned stop = ~static_cast<unsigned>(_mm_movemask_epi8(ascii_word_bytes(block))) & 0xFFFFu) {
+      const int length = std::countr_zero(stop);
+      return {k + static_cast<std::size_t>(length), letter || (letters & ((1u << length) - 1))};
+    }
+    letter = letter || letters;
+  }
+#endif
+  std::uint8_t parts = 0;
+  for (std::uint8_t part; k < raw.size() && (part = ascii_word_class[static_cast<unsigned char>(raw[k])]); ++k) parts |= part;
+  return {k, letter || (parts & word_letter)};
+}
 
 }  // namespace
 
@@ -422,8 +488,8 @@ normalized normalize(std::string_view raw) {
         // The word the run ends in: a letter in it (usually the last byte) settles it.
         std::size_t k = run_end;
         bool letter = false;
-        for (unsigned char c; k > i && ascii_word_byte(c = static_cast<unsigned char>(raw[k - 1])); --k)
-          if (c > '9') { letter = true; break; }
+        for (std::uint8_t part; k > i && (part = ascii_word_class[static_cast<unsigned char>(raw[k - 1])]); --k)
+          if (part == word_letter) { letter = true; break; }
         if (letter) open = open_word::with_letter;
         else if (k > i) open = k < run_end ? open_word::without_letter : open_word::none;
         else if (open != open_word::with_letter) open = open_word::without_letter;  // digits since a skipped character
@@ -444,24 +510,27 @@ normalized normalize(std::string_view raw) {
     // ones, and are folded).
     bool has_latin = open == open_word::with_letter, has_other = false, folded = false;
     const auto word_start = put.mark();
-    std::size_t end = i;
-    for (std::size_t j = i; j < n;) {
+    auto write_letter = [&](const folded_cp& fold, std::size_t at) __attribute__((always_inline)) {
+      if (static_cast<unsigned char>(fold.normal[0]) < 0x80) has_latin = true;
+      else has_other = true;
+      put.character(fold.folds ? fold.ascii : fold.normal, at);
+      folded = folded || fold.folds;
+    };
+    write_letter(*u.fold, i);
+    std::size_t end = u.next;
+    for (std::size_t j = end; j < n;) {
       if (static_cast<unsigned char>(raw[j]) < 0x80) {
-        std::size_t k = j;
-        for (unsigned char c; k < n && ascii_word_byte(c = static_cast<unsigned char>(raw[k])); ++k)
-          has_latin = has_latin || c > '9';
-        if (k == j) break;
-        put.ascii(raw.data() + j, k - j, j);
-        j = end = k;
+        const ascii_word_run run = ascii_word_from(raw, j);
+        if (run.end == j) break;
+        has_latin = has_latin || run.letter;
+        put.ascii(raw.data() + j, run.end - j, j);
+        j = end = run.end;
         continue;
       }
       const unit v = unit_at(raw, j);
       if (v.skip) { j = v.next; continue; }
       if (!v.word()) break;
-      if (static_cast<unsigned char>(v.fold->normal[0]) < 0x80) has_latin = true;
-      else has_other = true;
-      put.character(v.fold->folds ? v.fold->ascii : v.fold->normal, j);
-      folded = folded || v.fold->folds;
+      write_letter(*v.fold, j);
       j = end = v.next;
     }
     if (folded && !(has_other && (has_latin || text_is_mostly_latin()))) {

@@ -67,6 +67,11 @@ inline std::uint64_t bytes_between(std::uint64_t w, unsigned char lo, unsigned c
 // The offset of the first non-ASCII byte at or after `from`, or s.size().
 inline std::size_t next_non_ascii(std::string_view s, std::size_t from) noexcept {
   std::size_t i = from;
+#if defined(__SSE2__)
+  for (; i + 16 <= s.size(); i += 16)
+    if (const auto high = static_cast<unsigned>(_mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i)))))
+      return i + static_cast<std::size_t>(std::countr_zero(high));
+#endif
   for (; i + 8 <= s.size(); i += 8)
     if (const std::uint64_t high = load8(s.data() + i) & high_bits) {
       if constexpr (std::endian::native == std::endian::little) return i + static_cast<std::size_t>(std::countr_zero(high)) / 8;
@@ -75,6 +80,20 @@ inline std::size_t next_non_ascii(std::string_view s, std::size_t from) noexcept
   while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
   return i;
 }
+
+#if defined(__SSE2__)
+// 0xFF in each of sixteen bytes that is an ASCII letter, 0 elsewhere: a byte with the case bit set
+// lies in 'a'..'z' (bytes from 0x80 up land above 'z' and never count).
+inline __m128i ascii_letter_bytes(__m128i x) noexcept {
+  const __m128i offset = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+  return _mm_cmpeq_epi8(_mm_min_epu8(offset, _mm_set1_epi8(25)), offset);
+}
+// The same for ASCII letters and digits.
+inline __m128i ascii_word_bytes(__m128i x) noexcept {
+  const __m128i digit = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+  return _mm_or_si128(ascii_letter_bytes(x), _mm_cmpeq_epi8(_mm_min_epu8(digit, _mm_set1_epi8(9)), digit));
+}
+#endif
 
 // ASCII letters in a block without high bits.
 inline unsigned ascii_letters_in(std::uint64_t w) noexcept {

@@ -86,7 +86,7 @@ TEST_CASE("normalize maps each byte of the view back to the start of its charact
 
   // Any text: offsets never go back, stay inside the text and land on the start of a character;
   // a view byte taken from an ASCII byte is that byte, lower-cased (ASCII text is its own view).
-  const char* pieces[] = {"a", "Q", "7", " ", "-", "\n", "\xC3\xA9", "\xC3\x89", "\xC3\x9F", "\xD0\xB0", "\xD1\x80", "\xCE\xA9",
+  const char* pieces[] = {"a", "Q", "7", " ", "-", "\n", "Long ASCII Stretch", "Wordwithoutspaces42", "\xC3\xA9", "\xC3\x89", "\xC3\x9F", "\xD0\xB0", "\xD1\x80", "\xCE\xA9",
                           "\xEF\xAC\x81", "\xC2\xBD", "\xE2\x80\x8B", "\xC2\xAD", "\xFF", "\xC3", "\xE6\x97\xA5", "\xEF\xBC\xA9", "\xC5\xBF"};
   std::mt19937 rng(7);
   for (int round = 0; round < 3000; ++round) {
@@ -105,6 +105,47 @@ TEST_CASE("normalize maps each byte of the view back to the start of its charact
       last = from;
     }
     CHECK(m.original_offset(m.view().size()) == t.size());
+  }
+}
+
+TEST_CASE("normalize decides a word by a Latin letter anywhere in it, however long") {
+  // Cyrillic а folds to a only in a word that also has a Latin letter (or in mostly-Latin text);
+  // the letter may come after any number of digits.
+  for (std::size_t digits : {0, 14, 15, 16, 17, 31, 32, 40}) {
+    std::string tail;
+    for (std::size_t k = 0; k < digits; ++k) tail += static_cast<char>('0' + k % 10);
+    CAPTURE(digits);
+    CHECK(text::normalize("\xD0\xB0" + tail + "X").view() == "a" + tail + "x");
+    CHECK(text::normalize("\xD0\xB0" + tail + "X,").view() == "a" + tail + "x,");
+    CHECK(text::normalize("\xD0\xB0" + tail).view() == "\xD0\xB0" + tail);
+    // A Latin letter after the word's end does not count (the text is mostly Cyrillic).
+    const std::string cyrillic_after = " x \xD0\xB6\xD0\xB6\xD0\xB6\xD0\xB6";
+    CHECK(text::normalize("\xD0\xB0" + tail + cyrillic_after).view() == "\xD0\xB0" + tail + cyrillic_after);
+  }
+}
+
+TEST_CASE("normalize counts a long text's letters to decide a lone accented word") {
+  // "à" alone is folded to "a" in mostly-Latin text and kept in text that is mostly Cyrillic; the
+  // texts are long enough to be counted in many blocks.
+  for (std::size_t repeats : {3, 40, 1500}) {
+    CAPTURE(repeats);
+    std::string latin = "\xC3\xA0 ", cyrillic = "\xC3\xA0 ";
+    for (std::size_t k = 0; k < repeats; ++k) {
+      latin += "ab \xD0\xB6 ";                 // two Latin letters to one Cyrillic
+      cyrillic += "ab \xD0\xB6\xD0\xB6\xD0\xB6 ";  // two to three
+    }
+    CHECK(text::normalize(latin).view().substr(0, 2) == "a ");
+    CHECK(text::normalize(cyrillic).view().substr(0, 3) == "\xC3\xA0 ");
+  }
+  // Long runs of one kind, counted in lanes that must not overflow: 10,000 Latin letters against
+  // 8,000 Cyrillic ones is not mostly Latin, against 6,000 it is.
+  std::string run_of_latin;
+  for (int k = 0; k < 5000; ++k) run_of_latin += "ab";
+  for (auto [cyrillic_letters, folded] : {std::pair{8000, false}, std::pair{6000, true}}) {
+    std::string t = "\xC3\xA0 ";
+    for (int k = 0; k < cyrillic_letters; ++k) t += "\xD0\xB6";
+    CAPTURE(cyrillic_letters);
+    CHECK((text::normalize(t + run_of_latin).view().substr(0, 2) == "a ") == folded);
   }
 }
 
