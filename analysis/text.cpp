@@ -279,13 +279,16 @@ class normal_writer {
   normal_writer(normalized& out, std::string_view raw)
       : text_(out.owned_), segments_(out.segments_), raw_end_(raw.data() + raw.size()) {
     text_.resize(raw.size() + 64);
+    target_ = text_.data();
+    room_ = text_.size();
     segments_.reserve(raw.size() / 8 + 16);
   }
   // An ASCII stretch, lower-cased; its byte k comes from raw offset from + k.
   [[gnu::always_inline]] void ascii(const char* source, std::size_t length, std::size_t from) {
     room(length + 16);
-    continue_linear(from);
-    char* target = text_.data() + w_;
+    linear(from, length);
+    char* const target = target_ + w_;
+    w_ += length;
     std::size_t k = 0;
 #if defined(__SSE2__)
     // Sixteen bytes a step wherever they can be read, the stretch's tail too: as below, the bytes
@@ -295,10 +298,7 @@ class normal_writer {
       const __m128i upper = _mm_and_si128(_mm_cmpgt_epi8(block, _mm_set1_epi8('A' - 1)), _mm_cmplt_epi8(block, _mm_set1_epi8('Z' + 1)));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(target + k), _mm_or_si128(block, _mm_and_si128(upper, _mm_set1_epi8(0x20))));
     }
-    if (k >= length) {
-      w_ += length;
-      return;
-    }
+    if (k >= length) return;
 #endif
     for (; k + 8 <= length; k += 8) {
       const std::uint64_t lowered = ascii_lower(load8(source + k));
@@ -309,45 +309,61 @@ class normal_writer {
     if (std::endian::native == std::endian::little && k < length && source + k + 8 <= raw_end_) {
       const std::uint64_t lowered = ascii_lower(load8(source + k));
       __builtin_memcpy(target + k, &lowered, 8);
-      k = length;
+      return;
     }
     for (; k < length; ++k) {
       const auto c = static_cast<unsigned char>(source[k]);
       target[k] = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
     }
-    w_ += length;
   }
   // The normalised bytes of one character that starts at raw offset from.
   [[gnu::always_inline]] void character(std::string_view bytes, std::size_t from) {
     room(bytes.size());
-    if (bytes.size() == 1) continue_linear(from);
-    else segments_.push_back({static_cast<std::uint32_t>(w_), static_cast<std::uint32_t>(from), false});
-    for (char c : bytes) text_[w_++] = c;  // a few bytes: a loop beats memcpy's call
+    if (bytes.size() == 1) {
+      linear(from, 1);  // its next byte, a continuation byte, never continues the segment
+    } else {
+      segments_.push_back({static_cast<std::uint32_t>(w_), static_cast<std::uint32_t>(from), false});
+      linear_next_ = no_linear;
+    }
+    char* target = target_ + w_;  // a local pointer: stores through it cannot move the members
+    for (char c : bytes) *target++ = c;  // a few bytes: a loop beats memcpy's call
+    w_ += bytes.size();
   }
   void finish() { text_.resize(w_); }
   // Where the text stands, to go back to it (a word written the wrong way).
-  std::pair<std::size_t, std::size_t> mark() const { return {w_, segments_.size()}; }
-  void rewind(std::pair<std::size_t, std::size_t> to) {
-    w_ = to.first;
-    segments_.resize(to.second);
+  struct position {
+    std::size_t written, segments, linear_next;
+  };
+  position mark() const { return {w_, segments_.size(), linear_next_}; }
+  void rewind(position to) {
+    w_ = to.written;
+    segments_.resize(to.segments);
+    linear_next_ = to.linear_next;
   }
 
  private:
+  static constexpr std::size_t no_linear = ~std::size_t{0};
   [[gnu::always_inline]] void room(std::size_t more) {
-    if (w_ + more > text_.size()) [[unlikely]] grow(more);
+    if (w_ + more > room_) [[unlikely]] grow(more);
   }
-  [[gnu::noinline]] void grow(std::size_t more) { text_.resize(std::max(text_.size() * 2, w_ + more)); }
-  [[gnu::always_inline]] void continue_linear(std::size_t from) {
-    if (!segments_.empty()) {
-      const auto& last = segments_.back();
-      if (last.linear && last.raw + (w_ - last.view) == from) return;
-    }
-    segments_.push_back({static_cast<std::uint32_t>(w_), static_cast<std::uint32_t>(from), true});
+  [[gnu::noinline]] void grow(std::size_t more) {
+    text_.resize(std::max(text_.size() * 2, w_ + more));
+    target_ = text_.data();
+    room_ = text_.size();
+  }
+  // `length` bytes from raw offset `from` written at w_: the last segment goes on when it is
+  // linear and ends just before `from`, else a linear segment starts.
+  [[gnu::always_inline]] void linear(std::size_t from, std::size_t length) {
+    if (from != linear_next_) segments_.push_back({static_cast<std::uint32_t>(w_), static_cast<std::uint32_t>(from), true});
+    linear_next_ = from + length;
   }
   std::string& text_;
   std::vector<normalized::segment>& segments_;
   const char* raw_end_;
+  char* target_ = nullptr;  // text_.data(), and its size, kept apart from the string
+  std::size_t room_ = 0;
   std::size_t w_ = 0;
+  std::size_t linear_next_ = no_linear;  // the raw offset that continues the last segment
 };
 
 namespace {
