@@ -1,7 +1,11 @@
 #include "config/glob.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <vector>
 
@@ -212,11 +216,71 @@ std::optional<std::string> normalize_path(std::string_view raw, std::string_view
   return out;
 }
 
+namespace {
+
+// realpath(3) of an absolute path, or nullopt (errno says why).
+std::optional<std::string> real_path(const std::string& path) {
+  char* real = ::realpath(path.c_str(), nullptr);
+  if (!real) return std::nullopt;
+  std::string out(real);
+  std::free(real);
+  return out;
+}
+
+// The target of the symlink at `path`, or nullopt when it is not one.
+std::optional<std::string> link_target(const std::string& path) {
+  std::string target(256, '\0');
+  for (;;) {
+    const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+    if (n < 0) return std::nullopt;
+    if (static_cast<std::size_t>(n) < target.size()) {
+      target.resize(static_cast<std::size_t>(n));
+      return target;
+    }
+    if (target.size() >= 65536) return std::nullopt;
+    target.resize(target.size() * 2);
+  }
+}
+
+// Dot segments and repeated '/' of an absolute path removed, without a trailing '/'.
+std::string lexically_clean(const std::string& path) {
+  std::string out = std::filesystem::path(path).lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
 std::string resolve_symlinks(const std::string& normalized) {
   if (normalized.empty() || normalized.front() != '/') return normalized;
+  // An existing path resolves in one realpath(3). One that does not exist yet (a file about to
+  // be written) resolves its longest existing directory; when the first missing component is a
+  // dangling symlink, the link's target takes its place: writing through the link creates that
+  // target. As many hops as the kernel follows before ELOOP.
+  std::string path = normalized;
+  for (int hops = 0; hops < 40; ++hops) {
+    if (auto real = real_path(path)) return *real;
+    if (errno != ENOENT) break;
+    std::optional<std::string> directory;
+    std::size_t slash = path.size();
+    while (!directory && slash > 0) {
+      slash = path.rfind('/', slash - 1);
+      directory = real_path(slash == 0 ? std::string("/") : path.substr(0, slash));
+      if (!directory && errno != ENOENT) break;
+    }
+    if (!directory) break;
+    const std::string base = *directory == "/" ? "" : *directory;
+    const std::string rest = path.substr(slash + 1);  // not empty: path itself does not exist
+    const auto first_end = rest.find('/');
+    const std::string missing = base + "/" + rest.substr(0, first_end);
+    const auto target = link_target(missing);
+    if (!target) return base + "/" + rest;  // a missing directory: nothing below it is a link yet
+    const std::string after = first_end == std::string::npos ? "" : rest.substr(first_end);
+    path = lexically_clean((!target->empty() && target->front() == '/' ? *target : base + "/" + *target) + after);
+  }
   std::error_code ec;
-  const std::filesystem::path resolved = std::filesystem::weakly_canonical(normalized, ec);
-  if (ec || resolved.empty()) return normalized;
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, ec);
+  if (ec || resolved.empty()) return path;
   return resolved.string();
 }
 

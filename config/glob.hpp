@@ -22,7 +22,8 @@ std::string glob_error(std::string_view pattern);
 std::optional<std::string> normalize_path(std::string_view raw, std::string_view home);
 
 // The path with symlinks resolved as far as it exists on this machine (stdio servers share our
-// file system); the lexical form when nothing can be resolved.
+// file system), a dangling symlink at its end included (a write through it creates its target);
+// the lexical form when nothing can be resolved.
 std::string resolve_symlinks(const std::string& normalized);
 
 // The lower-cased host of an absolute URL (scheme://[user@]host[:port]/...), IPv6 brackets kept;

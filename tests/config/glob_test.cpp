@@ -1,6 +1,11 @@
 #include "config/glob.hpp"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 using namespace warden::config;
 
@@ -118,4 +123,38 @@ TEST_CASE("URL hosts are lower-cased and userinfo tricks do not fool the check")
   CHECK(url_host("https://example.com./").value() == "example.com");
   CHECK_FALSE(url_host("not a url"));
   CHECK_FALSE(url_host("mailto:a@b"));
+}
+
+TEST_CASE("resolve_symlinks: links are followed, a dangling one at the end of the path too") {
+  char pattern[] = "/tmp/warden-links-XXXXXX";
+  REQUIRE(::mkdtemp(pattern) != nullptr);
+  const std::string base = std::filesystem::canonical(pattern).string();
+  namespace fs = std::filesystem;
+  fs::create_directories(base + "/secret/deep");
+  fs::create_directories(base + "/open");
+  std::ofstream(base + "/secret/key.pem") << "k";
+  fs::create_directory_symlink(base + "/secret", base + "/open/dir-link");  // absolute target
+  fs::create_symlink("../secret/key.pem", base + "/open/file-link");        // relative target
+  fs::create_symlink(base + "/secret/new.txt", base + "/open/dangling");    // target does not exist yet
+  fs::create_symlink("chained", base + "/open/hop");                        // dangling -> dangling -> ...
+  fs::create_symlink("../secret/deep/made.txt", base + "/open/chained");
+  fs::create_symlink("loop-b", base + "/open/loop-a");
+  fs::create_symlink("loop-a", base + "/open/loop-b");
+  fs::create_symlink(base + "/missing/dir/x", base + "/open/far");  // target's directory missing
+  fs::create_directory_symlink(base + "/secret/later", base + "/open/mid");  // a directory not made yet
+
+  CHECK(resolve_symlinks(base + "/open/dir-link/key.pem") == base + "/secret/key.pem");
+  CHECK(resolve_symlinks(base + "/open/file-link") == base + "/secret/key.pem");
+  CHECK(resolve_symlinks(base + "/open/dir-link/new.pem") == base + "/secret/new.pem");  // directory resolved
+  CHECK(resolve_symlinks(base + "/open/dangling") == base + "/secret/new.txt");
+  CHECK(resolve_symlinks(base + "/open/hop") == base + "/secret/deep/made.txt");
+  CHECK(resolve_symlinks(base + "/open/far") == base + "/missing/dir/x");
+  CHECK(resolve_symlinks(base + "/open/mid/sub/file") == base + "/secret/later/sub/file");
+  CHECK(resolve_symlinks(base + "/open/plain.txt") == base + "/open/plain.txt");
+  CHECK(resolve_symlinks(base + "/open/no/such/file") == base + "/open/no/such/file");
+  const std::string looped = resolve_symlinks(base + "/open/loop-a");  // ends, whatever it says
+  CHECK(looped.rfind(base + "/open/loop-", 0) == 0);
+  CHECK(resolve_symlinks("relative/path") == "relative/path");
+  CHECK(resolve_symlinks("/") == "/");
+  fs::remove_all(base);
 }

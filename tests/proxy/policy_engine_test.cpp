@@ -1,6 +1,9 @@
 #include "proxy/policy_engine.hpp"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "proxy/jsonrpc.hpp"
 #include "proxy/runtime_text.hpp"
@@ -35,6 +38,29 @@ TEST_CASE("rules: first match wins, default applies otherwise") {
   const auto other = e.decide_call("other", json::object(), t0);
   CHECK(other.what == action::deny);
   CHECK(other.reason == "default action: deny");
+}
+
+TEST_CASE("path constraints see through symlinks, a dangling one that a write would follow too") {
+  char pattern[] = "/tmp/warden-policy-links-XXXXXX";
+  REQUIRE(::mkdtemp(pattern) != nullptr);
+  namespace fs = std::filesystem;
+  const std::string base = fs::canonical(pattern).string();
+  fs::create_directories(base + "/work");
+  fs::create_directories(base + "/private");
+  fs::create_directory_symlink(base + "/private", base + "/work/shortcut");
+  fs::create_symlink(base + "/private/planted.txt", base + "/work/notes.txt");  // dangling
+  policy_engine e(parse(R"({"tools":[{"tool":"write_file","arguments":{"path":{"paths":{"allow":[")" + base +
+                        R"(/work/**"]}}}}]})"),
+                  config::mode::enforce);
+  auto write = [&](const std::string& path) { return e.decide_call("write_file", json{{"path", path}}, t0); };
+  CHECK(write(base + "/work/new.txt").what == action::allow);
+  const auto through_directory = write(base + "/work/shortcut/new.txt");
+  CHECK(through_directory.what == action::deny);
+  CHECK(through_directory.reason.find("resolves to " + base + "/private/new.txt") != std::string::npos);
+  const auto through_dangling = write(base + "/work/notes.txt");
+  CHECK(through_dangling.what == action::deny);
+  CHECK(through_dangling.reason.find("resolves to " + base + "/private/planted.txt") != std::string::npos);
+  fs::remove_all(base);
 }
 
 TEST_CASE("server globs match serverInfo.name") {
