@@ -63,7 +63,11 @@ if [[ $smoke == 1 ]]; then
   reps=1 lat_n=50 tp_n=500 ev_n=20 warm=10 startup_k=2 callgrind_n=50 doc=0
   big_n=(20 5 2)
   http_n=64 http_warm=2 http_sessions=(1 8 64) http_peer_sessions=(8)
-  [[ -n $out_dir ]] || out_dir=$(mktemp -d)
+  if [[ -z $out_dir ]]; then
+    out_dir=$(mktemp -d)
+    # A directory of its own: removed when the smoke run passes, kept for a look when it fails.
+    trap 'rc=$?; [[ $rc == 0 ]] && rm -rf "$out_dir"; exit $rc' EXIT
+  fi
 else
   lat_n=5000 tp_n=200000 ev_n=2000 warm=500 startup_k=20 callgrind_n=2000
   big_n=(2000 500 10)
