@@ -4,8 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { FILESYSTEM_JS, REPO_ROOT, tempDir, wardenBin } from './support/peers.mjs';
@@ -102,10 +101,15 @@ function findChromium() {
 }
 
 function chromium(binary, extra, url) {
-  return spawnSync(binary, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    `--user-data-dir=${mkdtempSync(join(tmpdir(), 'mcpw-chromium-'))}`, ...extra, url],
-  { encoding: 'utf8', timeout: 90_000 });
+  const profile = tempDir('mcpw-chromium-');
+  try {
+    return spawnSync(binary, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      `--user-data-dir=${profile.dir}`, ...extra, url],
+    { encoding: 'utf8', timeout: 90_000 });
+  } finally {
+    profile.cleanup();
+  }
 }
 
 /** Decodes an 8-bit RGB/RGBA PNG into { width, height, channels, pixels }. */

@@ -44,10 +44,24 @@ export function wardenBin() {
 /** Path of a fixture server script in tests/e2e/fixtures. */
 export const fixture = (name) => join(FIXTURES_DIR, name);
 
-/** A fresh temporary directory, removed by the returned cleanup(). */
+// Every temporary directory a test file made, removed when its process exits (tests that stop
+// early, or never call cleanup(), left hundreds behind in /tmp).
+const madeDirs = new Set();
+process.on('exit', () => {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary directory, removed by the returned cleanup() or when the process exits. */
 export function tempDir(prefix = 'mcpw-e2e-') {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  madeDirs.add(dir);
+  return {
+    dir,
+    cleanup: () => {
+      rmSync(dir, { recursive: true, force: true });
+      madeDirs.delete(dir);
+    },
+  };
 }
 
 /**
