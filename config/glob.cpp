@@ -274,13 +274,18 @@ std::string resolve_symlinks(const std::string& normalized) {
     const auto first_end = rest.find('/');
     const std::string missing = base + "/" + rest.substr(0, first_end);
     const auto target = link_target(missing);
-    if (!target) return base + "/" + rest;  // a missing directory: nothing below it is a link yet
+    // A missing directory: nothing below it is a link yet, and a ".." after it would fail in the
+    // kernel (read lexically here, which can only keep the path inside where it was written).
+    if (!target) return lexically_clean(base + "/" + rest);
+    // The target as written: its ".." is left to realpath, which resolves it after the links
+    // before it, as the kernel does (read lexically, "sub/../x" behind a linked sub would land
+    // elsewhere).
     const std::string after = first_end == std::string::npos ? "" : rest.substr(first_end);
-    path = lexically_clean((!target->empty() && target->front() == '/' ? *target : base + "/" + *target) + after);
+    path = (!target->empty() && target->front() == '/' ? *target : base + "/" + *target) + after;
   }
   std::error_code ec;
   const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, ec);
-  if (ec || resolved.empty()) return path;
+  if (ec || resolved.empty()) return lexically_clean(path);
   return resolved.string();
 }
 

@@ -142,6 +142,8 @@ TEST_CASE("resolve_symlinks: links are followed, a dangling one at the end of th
   fs::create_symlink("loop-a", base + "/open/loop-b");
   fs::create_symlink(base + "/missing/dir/x", base + "/open/far");  // target's directory missing
   fs::create_directory_symlink(base + "/secret/later", base + "/open/mid");  // a directory not made yet
+  fs::create_directory_symlink(base + "/secret/deep", base + "/open/inner");
+  fs::create_symlink("inner/../planted", base + "/open/dotted");  // ".." after a linked directory
 
   CHECK(resolve_symlinks(base + "/open/dir-link/key.pem") == base + "/secret/key.pem");
   CHECK(resolve_symlinks(base + "/open/file-link") == base + "/secret/key.pem");
@@ -150,6 +152,8 @@ TEST_CASE("resolve_symlinks: links are followed, a dangling one at the end of th
   CHECK(resolve_symlinks(base + "/open/hop") == base + "/secret/deep/made.txt");
   CHECK(resolve_symlinks(base + "/open/far") == base + "/missing/dir/x");
   CHECK(resolve_symlinks(base + "/open/mid/sub/file") == base + "/secret/later/sub/file");
+  CHECK(resolve_symlinks(base + "/open/dotted") == base + "/secret/planted");  // as the kernel reads it
+  CHECK(resolve_symlinks(base + "/open/no/../x") == base + "/open/x");
   CHECK(resolve_symlinks(base + "/open/plain.txt") == base + "/open/plain.txt");
   CHECK(resolve_symlinks(base + "/open/no/such/file") == base + "/open/no/such/file");
   const std::string looped = resolve_symlinks(base + "/open/loop-a");  // ends, whatever it says
