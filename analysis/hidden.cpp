@@ -62,15 +62,13 @@ bool printable_block(std::uint64_t w) { return !(w & high_bits) && text::bytes_b
   const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   const auto mask = [](__m128i bytes) { return static_cast<unsigned>(_mm_movemask_epi8(bytes)); };
   const unsigned high = mask(b);
-  // Signed: the bytes from 0x80 up are below 0x20 here, and counted by `high` instead.
-  const unsigned printable = mask(_mm_andnot_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8(0x7F)), _mm_cmpgt_epi8(b, _mm_set1_epi8(0x1F))));
+  const unsigned printable = mask(text::lanes_between(b, 0x20, 0x7E));
   if ((high | printable) != 0xFFFFu) return false;
   const unsigned spaces = mask(_mm_cmpeq_epi8(b, _mm_set1_epi8(' ')));
   if ((spaces & (spaces >> 1)) || ((spaces >> 15) && !(next > 0x20 && next < 0x7F))) return false;
   if (!high) return true;
-  const __m128i from_c3 = _mm_sub_epi8(b, _mm_set1_epi8(static_cast<char>(0xC3)));
-  const unsigned lead = mask(_mm_cmpeq_epi8(_mm_min_epu8(from_c3, _mm_set1_epi8(2)), from_c3));  // C3..C5
-  const unsigned cont = mask(_mm_cmpeq_epi8(_mm_and_si128(b, _mm_set1_epi8(static_cast<char>(0xC0))), _mm_set1_epi8(static_cast<char>(0x80))));
+  const unsigned lead = mask(text::lanes_between(b, 0xC3, 0xC5));
+  const unsigned cont = mask(text::lanes_between(b, 0x80, 0xBF));
   return (lead | cont) == high && cont == ((lead << 1) & 0xFFFFu) && !(lead >> 15);
 }
 #endif
@@ -357,7 +355,7 @@ class scanner {
         const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw_.data() + i));
         const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw_.data() + i + 1));
         const __m128i space = _mm_set1_epi8(' ');
-        const __m128i printable = _mm_and_si128(_mm_cmpgt_epi8(block, _mm_set1_epi8(0x1F)), _mm_cmplt_epi8(block, _mm_set1_epi8(0x7F)));
+        const __m128i printable = text::lanes_between(block, 0x20, 0x7E);
         const __m128i paired = _mm_and_si128(_mm_cmpeq_epi8(block, space), _mm_cmpeq_epi8(next, space));
         if (_mm_movemask_epi8(_mm_andnot_si128(paired, printable)) == 0xFFFF) {
           line_start = false;
@@ -487,8 +485,8 @@ class scanner {
     std::size_t blank_run_end = 0;  // newlines before this byte belong to a run already judged
     for (std::size_t i = 0; i < n;) {
       // Sixteen, else up to eight, bytes at a time: accented Latin prose (latin_block16,
-      // latin_block) or quiet ASCII (quiet_ascii). A space run never comes in from before, as whole runs are consumed below
-      // and neither step stops after a space whose run may go on.
+      // latin_block) or quiet ASCII (quiet_ascii). A space run never comes in from before, as
+      // whole runs are consumed below and no step stops after a space whose run may go on.
 #if defined(__SSE2__)
       if (i + 16 <= n && latin_block16(raw_.data() + i, i + 16 < n ? static_cast<unsigned char>(raw_[i + 16]) : 0)) {
         line_start = false;

@@ -600,8 +600,8 @@ std::size_t count_leet_words(std::string_view view) {
   while (i < n) {
 #if defined(__SSE2__)
     if (i + 16 <= n) {  // sixteen bytes a step: the next digit, if any
-      const __m128i block = _mm_sub_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(v + i)), _mm_set1_epi8('0'));
-      const unsigned digits = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(block, _mm_set1_epi8(9)), block)));
+      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + i));
+      const unsigned digits = static_cast<unsigned>(_mm_movemask_epi8(text::lanes_between(block, '0', '9')));
       if (!digits) { i += 16; continue; }
       i += static_cast<std::size_t>(std::countr_zero(digits));
     } else

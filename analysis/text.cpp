@@ -292,10 +292,10 @@ class normal_writer {
     std::size_t k = 0;
 #if defined(__SSE2__)
     // Sixteen bytes a step wherever they can be read, the stretch's tail too: as below, the bytes
-    // written past it are overwritten later or cut, and non-ASCII bytes (negative) stay as they are.
+    // written past it are overwritten later or cut, and non-ASCII bytes stay as they are.
     for (; k < length && source + k + 16 <= raw_end_; k += 16) {
       const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source + k));
-      const __m128i upper = _mm_and_si128(_mm_cmpgt_epi8(block, _mm_set1_epi8('A' - 1)), _mm_cmplt_epi8(block, _mm_set1_epi8('Z' + 1)));
+      const __m128i upper = lanes_between(block, 'A', 'Z');
       _mm_storeu_si128(reinterpret_cast<__m128i*>(target + k), _mm_or_si128(block, _mm_and_si128(upper, _mm_set1_epi8(0x20))));
     }
     if (k >= length) return;
@@ -378,7 +378,6 @@ bool mostly_latin_letters(std::string_view raw) {
 #if defined(__SSE2__)
     // Sixteen bytes a step, counted per byte lane (a lane's count is subtracted -1s) and summed
     // before a lane can overflow. Most chunks of accented prose ask this once ("à").
-    const __m128i lead_bits = _mm_set1_epi8(static_cast<char>(0xC0));
     const auto lane_sum = [](__m128i counts) {
       const __m128i sums = _mm_sad_epu8(counts, _mm_setzero_si128());
       return static_cast<std::size_t>(_mm_cvtsi128_si64(sums)) + static_cast<std::size_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
@@ -388,7 +387,7 @@ bool mostly_latin_letters(std::string_view raw) {
       for (int steps = 0; steps < 255 && i + 16 <= n; ++steps, i += 16) {
         const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw.data() + i));
         letter_counts = _mm_sub_epi8(letter_counts, ascii_letter_bytes(b));
-        lead_counts = _mm_sub_epi8(lead_counts, _mm_cmpeq_epi8(_mm_and_si128(b, lead_bits), lead_bits));
+        lead_counts = _mm_sub_epi8(lead_counts, lanes_between(b, 0xC0, 0xFF));
       }
       ascii_letters += lane_sum(letter_counts);
       leads += lane_sum(lead_counts);

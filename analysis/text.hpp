@@ -82,17 +82,15 @@ inline std::size_t next_non_ascii(std::string_view s, std::size_t from) noexcept
 }
 
 #if defined(__SSE2__)
-// 0xFF in each of sixteen bytes that is an ASCII letter, 0 elsewhere: a byte with the case bit set
-// lies in 'a'..'z' (bytes from 0x80 up land above 'z' and never count).
-inline __m128i ascii_letter_bytes(__m128i x) noexcept {
-  const __m128i offset = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
-  return _mm_cmpeq_epi8(_mm_min_epu8(offset, _mm_set1_epi8(25)), offset);
+// 0xFF in each of sixteen bytes whose (unsigned) value lies in [lo, hi], 0 elsewhere.
+inline __m128i lanes_between(__m128i x, unsigned char lo, unsigned char hi) noexcept {
+  const __m128i offset = _mm_sub_epi8(x, _mm_set1_epi8(static_cast<char>(lo)));
+  return _mm_cmpeq_epi8(_mm_min_epu8(offset, _mm_set1_epi8(static_cast<char>(hi - lo))), offset);
 }
-// The same for ASCII letters and digits.
-inline __m128i ascii_word_bytes(__m128i x) noexcept {
-  const __m128i digit = _mm_sub_epi8(x, _mm_set1_epi8('0'));
-  return _mm_or_si128(ascii_letter_bytes(x), _mm_cmpeq_epi8(_mm_min_epu8(digit, _mm_set1_epi8(9)), digit));
-}
+// The same for ASCII letters (with the case bit set a letter lies in 'a'..'z'; bytes from 0x80 up
+// stay above it), and for ASCII letters and digits.
+inline __m128i ascii_letter_bytes(__m128i x) noexcept { return lanes_between(_mm_or_si128(x, _mm_set1_epi8(0x20)), 'a', 'z'); }
+inline __m128i ascii_word_bytes(__m128i x) noexcept { return _mm_or_si128(ascii_letter_bytes(x), lanes_between(x, '0', '9')); }
 #endif
 
 // ASCII letters in a block without high bits.

@@ -1,7 +1,5 @@
 #include "config/glob.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -229,17 +227,10 @@ std::optional<std::string> real_path(const std::string& path) {
 
 // The target of the symlink at `path`, or nullopt when it is not one.
 std::optional<std::string> link_target(const std::string& path) {
-  std::string target(256, '\0');
-  for (;;) {
-    const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
-    if (n < 0) return std::nullopt;
-    if (static_cast<std::size_t>(n) < target.size()) {
-      target.resize(static_cast<std::size_t>(n));
-      return target;
-    }
-    if (target.size() >= 65536) return std::nullopt;
-    target.resize(target.size() * 2);
-  }
+  std::error_code ec;
+  std::string target = std::filesystem::read_symlink(path, ec).string();
+  if (ec) return std::nullopt;
+  return target;
 }
 
 // Dot segments and repeated '/' of an absolute path removed, without a trailing '/'.
