@@ -32,7 +32,8 @@ if [[ $build == 1 ]]; then
 fi
 warden=$build_dir/app/mcp-warden
 work=$(mktemp -d)
-trap 'kill "$load" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+load=""
+trap '[[ -n $load ]] && kill "$load" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
 args=(--log-level warn)
 [[ $path == full ]] && args+=(--mode enforce --audit-log "$work/audit.jsonl")
