@@ -1,7 +1,7 @@
 // mcp-warden scan | rules | explain: the surface analysis engine from the command line.
 //
 //   scan [--format text|json|sarif|markdown|html] [-o FILE] [--fail-on SEVERITY] [--min-grade G]
-//        [--timeout S] [--color|--no-color] (--manifest FILE ... | -- COMMAND [ARGS...])
+//        [--timeout S] [--save-surface FILE] [--color|--no-color] (--manifest FILE ... | -- COMMAND [ARGS...])
 //
 // Exit codes: 0 clean or below the gate, 1 gate failed, 2 usage or input error, 3 the server could
 // not be started or enumerated.
@@ -44,6 +44,7 @@ struct scan_options {
   std::string min_grade;
   double timeout_seconds = 30;
   std::vector<std::string> manifests;
+  std::string save_surface;  // live scans: the enumerated surface as a manifest, for later --manifest scans
   bool color = false, no_color = false;
   std::vector<std::string> command;
 };
@@ -114,6 +115,7 @@ int run_scan_command(const std::vector<std::string>& args) {
   app.add_option("--min-grade", opt.min_grade, "Exit 1 when the trust grade is worse than G (A|B|C|D|F)");
   app.add_option("--timeout", opt.timeout_seconds, "Seconds allowed for live enumeration")->check(CLI::PositiveNumber);
   app.add_option("--manifest", opt.manifests, "Saved surface (tools/list result or manifest); repeat for a multi-server scan");
+  app.add_option("--save-surface", opt.save_surface, "Live scans: also write the enumerated surface (manifest JSON) to FILE");
   app.add_flag("--color", opt.color, "Colour text output even when not writing to a terminal");
   app.add_flag("--no-color", opt.no_color, "Never colour text output");
   upstream_settings upstream;
@@ -167,6 +169,9 @@ int run_scan_command(const std::vector<std::string>& args) {
     std::string display;
     for (const auto& a : opt.command) display += (display.empty() ? "" : " ") + a;
     if (surface->identity.empty()) surface->identity = display;
+    if (!opt.save_surface.empty() &&
+        !write_output(opt.save_surface, to_manifest(*surface).dump(2, ' ', false, json::error_handler_t::replace) + "\n"))
+      return usage_error("scan: cannot write " + opt.save_surface);
     inputs.push_back({std::move(surface.value()), display});
   }
 

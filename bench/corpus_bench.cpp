@@ -1,10 +1,14 @@
-// corpus_bench: precision / recall of `scan` over the labelled corpus in tests/corpus, and the
-// speed of surface analysis and runtime text scanning.
+// corpus_bench: detection quality per labelled set (precision and recall per set and per attack
+// class, honest real-server surfaces graded), gates that fail, a dump of the sentence model's
+// features for scripts/fit_intent.py, and the speed of surface analysis and result scanning.
 //
-//   corpus_bench [--corpus DIR] [--min 0.95] [--no-speed] [--only-speed] [--only-scan ascii|accented|adversarial [--threads N]] [--verbose]
+//   corpus_bench [--set NAME=DIR[,DIR...]]... [--servers NAME=DIR]... [--gate NAME:P:R]...
+//                [--server-gate NAME:MAX_TOOL_SHARE] [--show-errors NAME] [--dump-features FILE]
+//                [--no-speed] [--only-speed] [--only-scan ascii|accented|adversarial [--threads N]]
 //
-// Exit status: 0 when precision and recall are both >= --min (default 0: report only), 1 otherwise,
-// 2 on usage or input errors.
+// Without --set it measures tests/corpus. Exit status: 0 when every gate passes, 1 when one fails,
+// 2 on usage or input errors. --show-errors prints a set's misclassified cases: never ask it of a
+// sealed or red-team set while tuning rules.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,9 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include <set>
+
 #include "analysis/catalogue.hpp"
 #include "analysis/engine.hpp"
+#include "analysis/intent.hpp"
 #include "analysis/surface.hpp"
+#include "analysis/text.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -27,9 +35,23 @@ using namespace warden::analysis;
 
 namespace {
 
+// A named set of labelled cases (tests/corpus/README.md), or of honest server surfaces.
+struct case_set {
+  std::string name;
+  std::vector<std::string> dirs;
+  bool servers = false;  // every file is one server's manifest, honest by label
+};
+
+struct gate {
+  std::string set;
+  double precision = 0, recall = 0;  // cases; for a server set: precision = max share of tools with a high finding
+};
+
 struct options {
-  std::string corpus = std::string(WARDEN_SOURCE_DIR) + "/tests/corpus";
-  double min = 0.0;
+  std::vector<case_set> sets;
+  std::vector<gate> gates;
+  std::set<std::string> show_errors;  // sets whose misclassified cases are printed (never the sealed or red-team ones while tuning)
+  std::string dump_features;          // JSON lines of every judged sentence, for scripts/fit_intent.py
   bool speed = true;
   bool quality = true;
   bool verbose = false;
@@ -39,67 +61,219 @@ struct options {
 
 struct outcome {
   std::string id, family, label, note;
-  bool flagged = false;
-  analysis_report report;
+  bool flagged = false, result_case = false;
+  char grade = 'A';
+  int score = 100;
+  std::vector<finding> findings;
 };
 
-bool load_case(const json& c, outcome& out, std::string& error) {
-  out.id = c.value("id", "?");
-  out.family = c.value("family", "?");
-  out.label = c.value("label", "?");
-  out.note = c.value("note", "");
+bool is_threat(const finding& f) {
+  const auto* rule = find_rule(f.rule_id);
+  return rule && rule->threat;
+}
+
+std::string lowered_words(std::string_view raw) {
+  const auto norm = text::normalize(raw);
+  std::string out;
+  for (char c : norm.view()) {
+    const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (std::isspace(static_cast<unsigned char>(l))) {
+      if (!out.empty() && out.back() != ' ') out.push_back(' ');
+    } else {
+      out.push_back(l);
+    }
+  }
+  return out;
+}
+
+// Writes each sentence the engine judges while a case is analysed, labelled when the case says
+// which text was injected: 1 inside an injected text, 0 elsewhere; benign cases are all 0.
+class feature_dump {
+ public:
+  explicit feature_dump(const std::string& path) {
+    if (!path.empty()) out_.open(path, std::ios::trunc);
+  }
+  bool on() const { return out_.is_open(); }
+  void begin_case(const std::string& set, const json& c, bool benign, std::string group) {
+    injected_.clear();
+    skip_ = !on();
+    if (skip_) return;
+    set_ = set;
+    id_ = c.value("id", "?");
+    group_ = std::move(group);
+    benign_ = benign;
+    if (!benign) {
+      const auto it = c.find("injected");
+      if (it == c.end() || !it->is_array()) { skip_ = true; return; }
+      for (const auto& item : *it)
+        if (item.is_object() && item.contains("text") && item["text"].is_string()) injected_.push_back(lowered_words(item["text"].get<std::string>()));
+      // An added tool is judged against the surface (function overlap), not sentence by sentence.
+      const std::string place = c.contains("components") ? c["components"].value("place", "") : "";
+      if (injected_.empty() || place.find("added") != std::string::npos || place.find("copy") != std::string::npos ||
+          place.find("confusable") != std::string::npos)
+        skip_ = true;
+    }
+    intent::set_observer([this](std::string_view sentence, const intent::feature_set& features, double p) { write(sentence, features, p); });
+  }
+  void end_case() { intent::set_observer(nullptr); }
+
+ private:
+  void write(std::string_view sentence, const intent::feature_set& features, double p) {
+    if (skip_) return;
+    int y = 0;
+    const std::string words = lowered_words(sentence);
+    if (!benign_ && words.size() >= 8)
+      for (const auto& text : injected_)
+        if (text.find(words) != std::string::npos) { y = 1; break; }
+    json line = {{"set", set_}, {"case", id_}, {"group", group_}, {"y", y}, {"p", p}, {"terms", intent::active_terms(features)}};
+    if (y == 1 || p >= 0.3) line["text"] = std::string(sentence.substr(0, 300));
+    out_ << line.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
+  }
+
+  std::ofstream out_;
+  std::string set_, id_, group_;
+  bool benign_ = true, skip_ = true;
+  std::vector<std::string> injected_;
+};
+
+std::vector<server_input> case_inputs(const json& c, const std::string& id, std::string& error) {
   std::vector<server_input> inputs;
   auto add = [&](const json& manifest) {
     auto surface = from_manifest(manifest);
     if (!surface) {
-      error = out.id + ": " + surface.error_message();
+      error = id + ": " + surface.error_message();
       return false;
     }
-    inputs.push_back({std::move(surface.value()), out.id});
+    inputs.push_back({std::move(surface.value()), id});
     return true;
   };
   if (auto it = c.find("servers"); it != c.end() && it->is_array()) {
     for (const auto& m : *it)
-      if (!add(m)) return false;
+      if (!add(m)) return {};
   } else if (auto s = c.find("surface"); s != c.end()) {
-    if (!add(*s)) return false;
+    if (!add(*s)) return {};
   } else {
-    error = out.id + ": case has neither 'surface' nor 'servers'";
-    return false;
+    error = id + ": case has neither 'surface', 'servers' nor 'result'";
   }
-  out.report = analyse(inputs);
-  out.flagged = is_flagged(out.report.trust);
+  return inputs;
+}
+
+bool judge_case(const json& c, outcome& out, std::string& error) {
+  out.id = c.value("id", "?");
+  out.family = c.value("family", "?");
+  out.label = c.value("label", "?");
+  out.note = c.value("note", "");
+  if (auto r = c.find("result"); r != c.end() && r->is_object()) {
+    // A tool result: flagged when the runtime would act on it (a threat finding of high or more).
+    out.result_case = true;
+    const std::string text = r->value("text", "");
+    out.findings = scan_text(text, "result");
+    for (const auto& f : out.findings)
+      if (is_threat(f) && f.level >= severity::high) out.flagged = true;
+    const auto trust = score_findings(out.findings);
+    out.grade = trust.grade;
+    out.score = trust.score;
+    return true;
+  }
+  auto inputs = case_inputs(c, out.id, error);
+  if (inputs.empty()) return false;
+  auto report = analyse(inputs);
+  out.flagged = is_flagged(report.trust);
+  out.grade = report.trust.grade;
+  out.score = report.trust.score;
+  out.findings = std::move(report.findings);
   return true;
 }
 
-std::string top_findings(const analysis_report& report, std::size_t n) {
+std::string top_findings(const std::vector<finding>& findings, std::size_t n) {
   std::string s;
   std::size_t shown = 0;
-  for (const auto& f : report.findings) {
-    const auto* rule = find_rule(f.rule_id);
-    if (!rule || !rule->threat) continue;
+  for (const auto& f : findings) {
+    if (!is_threat(f)) continue;
     if (shown++ == n) break;
     char conf[16];
     std::snprintf(conf, sizeof conf, "%.2f", f.confidence);
     s += "      " + std::string(to_string(f.level)) + " " + f.rule_id + " (" + conf + ") @ " + f.location + ": " +
-         f.evidence.substr(0, 110) + "\n";
+         f.evidence.substr(0, 140) + "\n        " + f.message.substr(0, 160) + "\n";
   }
   if (shown == 0) s += "      (no threat findings)\n";
   return s;
 }
 
-int run_quality(const options& opt) {
+std::vector<fs::path> json_files(const std::vector<std::string>& dirs) {
   std::vector<fs::path> files;
-  std::error_code ec;
-  if (!fs::is_directory(opt.corpus, ec)) {
-    std::cerr << "corpus_bench: no corpus directory at " << opt.corpus << "\n";
-    return 2;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    if (fs::is_regular_file(dir, ec)) { files.emplace_back(dir); continue; }
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+      if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path());
   }
-  for (auto it = fs::recursive_directory_iterator(opt.corpus, ec); it != fs::recursive_directory_iterator(); it.increment(ec))
-    if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path());
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::uint32_t fnv1a(std::string_view s) {
+  std::uint32_t h = 2166136261u;
+  for (unsigned char c : s) h = (h ^ c) * 16777619u;
+  return h;
+}
+
+struct set_score {
+  double precision = 0, recall = 0;
+  std::size_t cases = 0;
+  double flagged_tool_share = 0;  // server sets
+};
+
+// Honest server surfaces: grades and the tools with a high or critical threat finding.
+int run_server_set(const case_set& set, const options& opt, feature_dump& dump, set_score& score) {
+  const auto files = json_files(set.dirs);
+  std::size_t servers = 0, tools = 0, flagged_servers = 0, flagged_tools = 0;
+  std::map<char, std::size_t> grades;
+  std::vector<std::string> listed;
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    json manifest = json::parse(in, nullptr, false);
+    if (manifest.is_discarded()) { std::cerr << "corpus_bench: " << file << " is not JSON\n"; return 2; }
+    auto surface = from_manifest(manifest);
+    if (!surface) { std::cerr << "corpus_bench: " << file << ": " << surface.error_message() << "\n"; return 2; }
+    const std::string id = file.stem().string();
+    dump.begin_case(set.name, json{{"id", id}}, true, fnv1a(id) % 2 == 0 ? "a" : "b");
+    auto report = analyse({{std::move(surface.value()), id}});
+    dump.end_case();
+    ++servers;
+    tools += report.stats.tools;
+    grades[report.trust.grade]++;
+    if (is_flagged(report.trust)) ++flagged_servers;
+    std::set<std::string> high_tools;
+    for (const auto& f : report.findings) {
+      if (!is_threat(f) || f.level < severity::medium) continue;
+      if (f.level >= severity::high) high_tools.insert(f.item);
+      listed.push_back(id + " grade " + report.trust.grade + " | " + std::string(to_string(f.level)) + " " + f.rule_id + " @ " + f.item +
+                       " " + f.location + ": " + f.evidence.substr(0, 160) + " | " + f.message.substr(0, 200));
+    }
+    flagged_tools += high_tools.size();
+  }
+  score.cases = servers;
+  score.flagged_tool_share = tools ? double(flagged_tools) / double(tools) : 0;
+  score.precision = servers ? 1.0 - double(flagged_servers) / double(servers) : 0;
+  std::printf("set %s (honest servers): %zu servers, %zu tools\n", set.name.c_str(), servers, tools);
+  std::printf("  graded C or worse: %zu; tools with a high or critical threat finding: %zu (%.2f%%)\n", flagged_servers, flagged_tools,
+              100.0 * score.flagged_tool_share);
+  std::printf("  grades:");
+  for (auto [g, n] : grades) std::printf(" %c=%zu", g, n);
+  std::printf("\n");
+  if (opt.show_errors.count(set.name) || opt.verbose) {
+    std::printf("  threat findings of medium or more:\n");
+    for (const auto& line : listed) std::printf("    %s\n", line.c_str());
+  }
+  std::printf("\n");
+  return 0;
+}
+
+int run_case_set(const case_set& set, const options& opt, feature_dump& dump, set_score& score) {
   std::vector<outcome> outcomes;
   auto started = std::chrono::steady_clock::now();
+  const auto files = json_files(set.dirs);
   for (const auto& file : files) {
     std::ifstream in(file);
     json doc = json::parse(in, nullptr, false);
@@ -110,7 +284,10 @@ int run_quality(const options& opt) {
     for (const auto& c : doc) {
       outcome o;
       std::string error;
-      if (!load_case(c, o, error)) {
+      dump.begin_case(set.name, c, c.value("label", "") != "malicious", set.name);
+      const bool judged = judge_case(c, o, error);
+      dump.end_case();
+      if (!judged) {
         std::cerr << "corpus_bench: " << file << ": " << error << "\n";
         return 2;
       }
@@ -120,51 +297,71 @@ int run_quality(const options& opt) {
   double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   std::size_t tp = 0, fp = 0, tn = 0, fn = 0;
   std::map<std::string, std::pair<std::size_t, std::size_t>> family;  // flagged, total
-  std::map<char, std::size_t> grades_mal, grades_ben;
   for (const auto& o : outcomes) {
-    bool malicious = o.label == "malicious";
-    auto& f = family[(malicious ? "malicious/" : "benign/") + o.family];
+    const bool malicious = o.label == "malicious";
+    auto& f = family[(malicious ? "malicious/" : "benign/") + o.family + (o.result_case ? " (result)" : "")];
     ++f.second;
     if (o.flagged) ++f.first;
-    (malicious ? grades_mal : grades_ben)[o.report.trust.grade]++;
     if (malicious && o.flagged) ++tp;
     else if (malicious) ++fn;
     else if (o.flagged) ++fp;
     else ++tn;
   }
-  double precision = tp + fp ? double(tp) / double(tp + fp) : 0.0;
-  double recall = tp + fn ? double(tp) / double(tp + fn) : 0.0;
-  double f1 = precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0.0;
-  std::printf("corpus: %zu cases (%zu malicious, %zu benign) from %zu files in %.1f ms\n", outcomes.size(), tp + fn, tn + fp,
-              files.size(), elapsed);
-  std::printf("flagged = grade C or worse\n");
-  std::printf("  TP %zu  FP %zu  TN %zu  FN %zu\n", tp, fp, tn, fn);
-  std::printf("  precision %.3f  recall %.3f  F1 %.3f\n\n", precision, recall, f1);
-  std::printf("grades (malicious):");
-  for (auto [g, n] : grades_mal) std::printf(" %c=%zu", g, n);
-  std::printf("\ngrades (benign):   ");
-  for (auto [g, n] : grades_ben) std::printf(" %c=%zu", g, n);
-  std::printf("\n\nper family (flagged / total):\n");
+  score.precision = tp + fp ? double(tp) / double(tp + fp) : 1.0;
+  score.recall = tp + fn ? double(tp) / double(tp + fn) : 1.0;
+  score.cases = outcomes.size();
+  std::printf("set %s: %zu cases (%zu malicious, %zu benign) from %zu files in %.0f ms\n", set.name.c_str(), outcomes.size(), tp + fn,
+              tn + fp, files.size(), elapsed);
+  std::printf("  TP %zu  FP %zu  TN %zu  FN %zu   precision %.3f  recall %.3f\n", tp, fp, tn, fn, score.precision, score.recall);
+  std::printf("  per family (flagged / total):\n");
   for (const auto& [name, counts] : family)
-    std::printf("  %-40s %3zu / %3zu%s\n", name.c_str(), counts.first, counts.second,
-                name.rfind("malicious/", 0) == 0 ? "  recall" : "  false positives");
-  std::printf("\nmisclassified:\n");
-  std::size_t shown = 0;
-  for (const auto& o : outcomes) {
-    bool malicious = o.label == "malicious";
-    if (malicious == o.flagged && !opt.verbose) continue;
-    ++shown;
-    std::printf("  %s %s [%s] grade %c (%d)%s\n    note: %s\n%s", malicious == o.flagged ? "ok  " : (malicious ? "MISS" : "FP  "),
-                o.id.c_str(), o.family.c_str(), o.report.trust.grade, o.report.trust.score, "", o.note.c_str(),
-                top_findings(o.report, 4).c_str());
+    std::printf("    %-48s %4zu / %4zu  %s\n", name.c_str(), counts.first, counts.second,
+                name.rfind("malicious/", 0) == 0 ? "recall" : "false positives");
+  if (opt.show_errors.count(set.name) || opt.verbose) {
+    std::printf("  misclassified:\n");
+    for (const auto& o : outcomes) {
+      const bool malicious = o.label == "malicious";
+      if (malicious == o.flagged) continue;
+      std::printf("    %s %s [%s] grade %c (%d)\n      note: %s\n%s", malicious ? "MISS" : "FP  ", o.id.c_str(), o.family.c_str(), o.grade,
+                  o.score, o.note.substr(0, 200).c_str(), top_findings(o.findings, 3).c_str());
+    }
   }
-  if (!shown) std::printf("  none\n");
   std::printf("\n");
-  if (opt.min > 0 && (precision < opt.min || recall < opt.min)) {
-    std::printf("FAIL: precision or recall below %.2f\n", opt.min);
-    return 1;
-  }
   return 0;
+}
+
+int run_quality(const options& opt) {
+  feature_dump dump(opt.dump_features);
+  std::map<std::string, set_score> scores;
+  for (const auto& set : opt.sets) {
+    set_score score;
+    const int status = set.servers ? run_server_set(set, opt, dump, score) : run_case_set(set, opt, dump, score);
+    if (status) return status;
+    scores[set.name] = score;
+  }
+  bool failed = false;
+  for (const auto& g : opt.gates) {
+    auto it = scores.find(g.set);
+    if (it == scores.end()) {
+      std::printf("GATE %s: set not measured\n", g.set.c_str());
+      failed = true;
+      continue;
+    }
+    const auto& s = it->second;
+    const bool servers = std::any_of(opt.sets.begin(), opt.sets.end(), [&](const case_set& c) { return c.name == g.set && c.servers; });
+    bool ok;
+    if (servers) {
+      ok = s.precision >= 1.0 - 1e-9 && s.flagged_tool_share <= g.recall + 1e-12;
+      std::printf("GATE %s: %s (no server graded C or worse: %s; tools with a high finding %.2f%% <= %.2f%%)\n", g.set.c_str(),
+                  ok ? "pass" : "FAIL", s.precision >= 1.0 - 1e-9 ? "yes" : "no", 100 * s.flagged_tool_share, 100 * g.recall);
+    } else {
+      ok = s.precision >= g.precision && s.recall >= g.recall;
+      std::printf("GATE %s: %s (precision %.3f >= %.3f, recall %.3f >= %.3f)\n", g.set.c_str(), ok ? "pass" : "FAIL", s.precision,
+                  g.precision, s.recall, g.recall);
+    }
+    failed = failed || !ok;
+  }
+  return failed ? 1 : 0;
 }
 
 // A plausible, honest, varied surface of n tools.
@@ -328,19 +525,51 @@ int run_speed() {
 
 int main(int argc, char** argv) {
   options opt;
+  const std::string usage =
+      "usage: corpus_bench [--set NAME=DIR[,DIR...]]... [--servers NAME=DIR]... [--gate NAME:PRECISION:RECALL]...\n"
+      "                    [--server-gate NAME:MAX_TOOL_SHARE] [--show-errors NAME] [--dump-features FILE]\n"
+      "                    [--no-speed] [--only-speed] [--only-scan ascii|accented|adversarial [--threads N]] [--verbose]\n";
+  auto split = [](std::string_view s, char sep) {
+    std::vector<std::string> parts;
+    std::size_t from = 0;
+    while (true) {
+      auto at = s.find(sep, from);
+      parts.emplace_back(s.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from));
+      if (at == std::string_view::npos) break;
+      from = at + 1;
+    }
+    return parts;
+  };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--corpus" && i + 1 < argc) opt.corpus = argv[++i];
-    else if (a == "--min" && i + 1 < argc) opt.min = std::atof(argv[++i]);
+    const bool has_value = i + 1 < argc;
+    if ((a == "--set" || a == "--servers") && has_value) {
+      std::string v = argv[++i];
+      auto eq = v.find('=');
+      if (eq == std::string::npos) { std::cerr << usage; return 2; }
+      opt.sets.push_back({v.substr(0, eq), split(std::string_view(v).substr(eq + 1), ','), a == "--servers"});
+    } else if ((a == "--gate" || a == "--server-gate") && has_value) {
+      auto parts = split(argv[++i], ':');
+      if ((a == "--gate" && parts.size() != 3) || (a == "--server-gate" && parts.size() != 2)) { std::cerr << usage; return 2; }
+      gate g{parts[0], 0, 0};
+      if (a == "--gate") { g.precision = std::atof(parts[1].c_str()); g.recall = std::atof(parts[2].c_str()); }
+      else g.recall = std::atof(parts[1].c_str());
+      opt.gates.push_back(g);
+    } else if (a == "--show-errors" && has_value) opt.show_errors.insert(argv[++i]);
+    else if (a == "--dump-features" && has_value) opt.dump_features = argv[++i];
     else if (a == "--no-speed") opt.speed = false;
     else if (a == "--only-speed") opt.quality = false;
     else if (a == "--verbose") opt.verbose = true;
-    else if (a == "--threads" && i + 1 < argc) opt.threads = static_cast<unsigned>(std::atoi(argv[++i]));
-    else if (a == "--only-scan" && i + 1 < argc) opt.only_scan = argv[++i];
+    else if (a == "--threads" && has_value) opt.threads = static_cast<unsigned>(std::atoi(argv[++i]));
+    else if (a == "--only-scan" && has_value) opt.only_scan = argv[++i];
     else {
-      std::cerr << "usage: corpus_bench [--corpus DIR] [--min 0.95] [--no-speed] [--only-speed] [--only-scan ascii|accented|adversarial [--threads N]] [--verbose]\n";
+      std::cerr << usage;
       return 2;
     }
+  }
+  if (opt.sets.empty()) {
+    const std::string corpus = std::string(WARDEN_SOURCE_DIR) + "/tests/corpus";
+    opt.sets.push_back({"corpus", {corpus + "/malicious", corpus + "/benign"}, false});
   }
   if (opt.only_scan == "ascii") return scan_rate(ordinary_text(std::size_t{32} << 20), "ordinary ASCII", opt.threads) > 0 ? 0 : 1;
   if (opt.only_scan == "adversarial") return adversarial_rates();

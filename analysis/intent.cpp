@@ -1,0 +1,334 @@
+#include "analysis/intent.hpp"
+
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+namespace warden::analysis::intent {
+namespace {
+
+using enum feature;
+
+// Names of the injection signals, in the order of analysis::signal.
+constexpr std::string_view signal_names[] = {
+    "tag_strong",   "tag_weak",     "html_comment", "role_token",   "role_line",     "address_model", "oblige",
+    "oblige_strong", "authority",   "conceal",      "conceal_weak", "consent_skip",  "deceive",       "override",
+    "impersonation", "seq_global",  "seq_local",    "sensitive_path", "secret_noun", "env_vars",      "refuse",
+    "detection",    "user_secret",  "grab_all",     "convo_self",   "history_weak",  "context_data",  "self_context",
+    "sys_prompt",   "model_self",   "user_data",    "move_param",   "move_out",      "also_sink",     "read_secret",
+    "dest_email",   "quoted_field", "redirect",     "redirect_weak", "hijack_strong", "hijack_weak",  "deprecate",
+    "cross_cue",    "decode_exec",  "shell_danger", "url_data"};
+static_assert(std::size(signal_names) == static_cast<std::size_t>(signal::count_), "one name per signal");
+
+constexpr std::string_view lexicon_names[] = {
+    "you_oblige", "imperative_start", "please", "pretext_purpose", "system_voice", "maintenance", "update_notice",
+    "act_exec", "cmd_syntax", "dotfile", "export_var", "act_call", "call_first", "named_identifier", "act_send", "url",
+    "email_addr", "ip_addr", "act_open_url", "defaults_change", "now_behaves", "superiority", "popularity",
+    "ai_optimised", "suppress_other", "retired", "error_form", "to_continue", "speaks_as_user", "ask_user",
+    "stop_until_user", "doc_returns", "doc_example", "requires_setup", "own_scope_words", "instead_output",
+    "model_identity", "summary_of_convo", "user_identity", "location_grab", "all_data", "hide_word",
+    "credential_param", "for_consistency", "extra_step", "verify_word", "sponsored", "elevated_claim",
+    "non_english_conceal"};
+static_assert(std::size(lexicon_names) == index(lexicon_end_) - index(you_oblige), "one name per lexicon feature");
+
+constexpr std::string_view context_names[] = {
+    "role_param", "role_schema", "role_name", "role_result", "role_server", "role_description", "names_sibling",
+    "names_foreign", "names_unknown_tool", "names_own", "own_runs_commands", "own_sends_data", "own_fetches_urls",
+    "text_conceal", "text_tag", "text_authority", "text_oblige_strong", "text_address_model", "text_obfuscated",
+    "text_error_form", "first_sentence", "long_text"};
+static_assert(std::size(context_names) == feature_count - index(role_param), "one name per context feature");
+
+struct lexicon_pattern {
+  feature id;
+  const char* expression;
+};
+
+// Matched case-insensitively against the normalised text, one sentence at a time: no pattern
+// needs to look past its sentence. Words, not phrases: each entry names a kind of thing a sentence
+// can ask or claim, in the many ways it is said.
+constexpr lexicon_pattern lexicon[] = {
+    {you_oblige, R"(\byou\s+(?:\w+ly\s+)?(?:must|should|shall|need to|have to|are (?:required|expected|instructed|obligated|asked|supposed) to|will (?:need|have) to|are to|may only|can only)\b)"},
+    {imperative_start, R"(^\W*(?:always|never|first|now|immediately|then|also|next|simply|just)?\s*(?:run|execute|call|invoke|send|post|upload|open|visit|read|fetch|include|attach|append|add|set|use|prefer|pick|choose|select|ignore|forward|copy|paste|write|export|edit|modify|update|append|report|notify|register|log|ping|submit|pass|put|provide|describe|state|tell|mention|list|summari[sz]e|remember)\b)"},
+    {please, R"(\b(?:please|kindly|be sure to|make sure to|remember to|don'?t forget to|it is (?:essential|crucial|vital|important|critical|required|mandatory) (?:that|to))\b)"},
+    {pretext_purpose, R"(\b(?:for|as part of|to (?:satisfy|comply with|meet|ensure|maintain|guarantee|keep|pass|complete|enable|support|improve|prevent|avoid)|in order to (?:comply|ensure|maintain|verify|validate|prevent|keep))\s+(?:the\s+|our\s+|a\s+|proper\s+|full\s+|continued\s+)?(?:\w+\s+){0,2}(?:security|safety|compliance|regulatory|audit(?:ing)?|verification|validation|fraud|integrity|quality|telemetry|analytics|monitoring|diagnostics?|debugging|consistency|accuracy|freshness|caching|personali[sz]ation|optimi[sz]ation|licen[sc]e|licensing|attribution|tracking|billing|accountability|traceability|governance|continuity|reliability|stability|performance)\b)"},
+    {system_voice, R"(\b(?:system|platform|runtime|host|orchestrator|gateway|administrator|admin|operator|vendor|provider|maintainers?|security team|it department|devops team|sre team|trust (?:and|&) safety)\s+(?:notice|notification|message|update|alert|directive|requirement|policy|instruction|advisory|bulletin|announcement|override|mandate|note)s?\b|\b(?:notice|advisory|bulletin|announcement)\s+(?:from|by)\s+(?:the\s+)?(?:system|platform|administrator|admin|security|vendor|maintainers?)\b)"},
+    {maintenance, R"(\b(?:maintenance|housekeeping|cleanup|clean-up|cache (?:purge|flush|refresh|warm(?:ing|-up)?)|warm[- ]up|self[- ]heal(?:ing)?|health[- ]check|bootstrap(?:ping)?|provision(?:ing)?|hotfix|patch(?:ing)? (?:step|procedure)|environment (?:check|setup|preparation|repair)|integrity check|pre-?flight)\b)"},
+    {update_notice, R"(\b(?:system|service|api|tool|platform|policy|security|version|schema|behaviou?r)\s+(?:update|change|upgrade|migration|revision)\b|\b(?:changelog|release note|effective (?:immediately|now|today)|as of (?:this|the latest|version|v\d|today|now|\d{4}))\b|\b(?:has|have) been (?:updated|changed|migrated|reconfigured|upgraded|replaced|moved)\b)"},
+    {act_exec, R"(\b(?:run|execute|exec|invoke|issue|type|enter|launch|spawn|evaluate|eval)\b[^.!?\n]{0,60}\b(?:command|commands|script|shell|terminal|bash|zsh|powershell|cmd|console|cli|one-liner|snippet|the following|sudo|this line)\b|\b(?:in|into|from) (?:a|the|your) (?:terminal|shell|console|command line)\b)"},
+    {cmd_syntax, R"(\bsudo\s+\S|\brm\s+-[a-z]*[rf]|\bchmod\s+[+0-7]|\bchown\s|\bcurl\s+-?\S|\bwget\s+\S|\b(?:find|xargs)\s+\S[^\n]*-(?:delete|exec)\b|&&\s*\S|\|\s*(?:ba|z|da)?sh\b|\$\([^)]{2,}\)|`[^`]*\b(?:rm|curl|wget|sudo|chmod|cat|echo|export|bash|sh|nc|python|node|pip|npm)\b[^`]*`|\becho\s+[^\n]*>>?\s*\S|\b(?:pip3?|npm|pnpm|yarn|gem|cargo|go)\s+(?:install|i|add|get)\s+(?:-g\s+)?[\w@/.-]+|\b(?:crontab|systemctl|launchctl|schtasks|reg add|setx|netsh|iptables|ssh-keygen|git config --global)\b|\bnohup\b|\bpowershell\b|\bbash\s+-c\b|\bpython3?\s+-c\b)"},
+    {dotfile, R"((?:~|\$home|%userprofile%)?/?\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|bash_logout|inputrc|vimrc|gitconfig|npmrc|yarnrc|pypirc|netrc|ssh/config|ssh/authorized_keys|config/fish|aws/config|docker/config\.json|kube/config|cargo/config|pip/pip\.conf)\b|\bauthorized_keys\b|\bcrontab\b|/etc/(?:hosts|profile|environment|resolv\.conf|sudoers|crontab|rc\.local)\b|\b(?:shell|login|startup|rc) (?:profile|file|script)s?\b|\bgit hooks?\b|\bpre-commit hook\b)"},
+    {export_var, R"(\bexport\s+[a-z_][a-z0-9_]*=|\bset\s+(?:the\s+)?(?:environment variable|env var)\b|\b(?:PATH|LD_PRELOAD|NODE_OPTIONS|PYTHONPATH|HTTPS?_PROXY|NODE_TLS_REJECT_UNAUTHORIZED|GIT_SSH_COMMAND)\s*=|\bsetx\s)"},
+    {act_call, R"(\b(?:call|invoke|run|use|trigger|execute|hit|query)\s+(?:the\s+|our\s+|this\s+)?[`'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[`'"]?|\b(?:call|invoke|run|use|trigger)\s+(?:the\s+|our\s+)?[`'"]?[\w.-]+[`'"]?\s+(?:tool|function|endpoint|action|method)\b)"},
+    {call_first, R"(\b(?:first|beforehand|before (?:that|proceeding|continuing|anything|doing so|you (?:call|use|proceed|continue|answer|respond|run|invoke|start))|prior to (?:proceeding|use|using|calling|any|each|every|this|invoking)|as a (?:first|preliminary|prerequisite) step|as a prerequisite|must be preceded by|precondition|pre-?requisite|pre-?flight|before each|before every|before any|ahead of (?:any|each|every))\b)"},
+    {named_identifier, R"([`'"][a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[`'"]|\b[a-z][a-z0-9]*(?:_[a-z0-9]+){1,5}\b)"},
+    {act_send, R"(\b(?:send|sends|sent|post|posts|upload|uploads|transmit|forward|forwards|report|relay|sync|mirror|beacon|ping|notify|log|submit|deliver|push|share|publish|stream|replicate|copy|cc|bcc|e-?mail|mail|leak|exfiltrate|export|dispatch|register)\b[^.!?\n]{0,80}\b(?:to|at|with|into|on)\b)"},
+    {url, R"(\b(?:https?|wss?|ftp)://[^\s"'<>]+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|example|test|xyz|site|online|cloud|ai|co|info|biz|me|ru|cn|tk|top|sh|ly|gg)(?:/[^\s"'<>]*)?(?:\s|$|[.,;)]))"},
+    {email_addr, R"([\w.+-]+@[\w-]+(?:\.[\w-]+)+)"},
+    {ip_addr, R"(\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b)"},
+    {act_open_url, R"(\b(?:open|visit|fetch|load|request|get|ping|call|hit|contact|notify|navigate to|browse to|query|send (?:a |an )?(?:request|get|post|ping|beacon|notification|copy) to|register (?:with|at)|check in (?:with|at)|report (?:to|at)|log (?:to|at)|post (?:to|at))\b[^.!?\n]{0,60}(?:https?://|\b[a-z0-9-]+\.(?:com|net|org|io|dev|app|example|test|xyz|site|cloud|ai|co)\b|\bwebhook\b|\bendpoint\b|\bcollector\b|\bbeacon\b))"},
+    {defaults_change, R"(\b(?:now\s+|henceforth\s+|automatically\s+)?defaults?\s+(?:all\s+|every\s+|each\s+|any\s+)?(?:\w+\s+){0,3}(?:to|into)\b|\b(?:is|are|has been|have been|will be)\s+(?:now\s+)?(?:pinned|locked|fixed|hard-?coded|forced|set|routed|redirected|mapped|rewritten)\s+to\b|\b(?:all|every|any)\s+(?:\w+\s+){0,2}(?:are|is|will be|must be|should be)\s+(?:now\s+)?(?:routed|sent|redirected|booked|charged|paid|transferred|written|deployed|pushed|set|converted|treated)\s+(?:to|as|through|via)\b)"},
+    {now_behaves, R"(\b(?:now|henceforth|from this (?:release|version|update) on|going forward|effective immediately)\s+(?:\w+\s+){0,2}(?:uses?|routes?|sends?|requires?|defaults?|returns?|behaves?|expects?|points?|goes|redirects?|forwards?|applies|adds?|appends?|includes?|attaches?)\b)"},
+    {superiority, R"(\b(?:the\s+)?(?:best|most (?:accurate|reliable|trusted|advanced|powerful|complete|comprehensive|secure|capable|popular|precise|up-to-date|authoritative)|world'?s (?:best|leading|most|first|fastest|only)|industry[- ]leading|best[- ]in[- ]class|state[- ]of[- ]the[- ]art|unmatched|unrivall?ed|unparall?eled|superior|second to none|top[- ]rated|number one|#1|no\.? ?1|gold standard|premier|leading|flagship|definitive|ultimate|finest|highest[- ]quality|far better|much better|significantly better|more accurate than|more reliable than|outperforms?|beats?\s+(?:all|every|any|other))\b)"},
+    {popularity, R"(\b(?:trusted|used|loved|chosen|relied on|preferred|recommended|endorsed|certified|approved|vetted)\s+by\s+(?:\d[\d,.]*\s*%?\s*|millions|thousands|over|more than|most|leading|top|fortune|experts?|professionals?|enterprises?|developers?|teams?|companies|security (?:experts|teams)|the community|anthropic|openai|google|microsoft)|\b\d{2,3}\s*%\s+of\s+(?:users|developers|enterprises|companies|teams|experts|agents|models|professionals)\b|\b(?:award[- ]winning|officially (?:recommended|endorsed|certified|verified)|verified (?:publisher|provider|source)|editor'?s choice)\b)"},
+    {ai_optimised, R"(\b(?:ai|llm|agent|model|assistant)[- ](?:optimi[sz]ed|preferred|first|native|recommended|approved|friendly)\b|\b(?:optimi[sz]ed|designed|built|tuned) (?:for|specifically for) (?:ai|llm|agents?|models?|assistants?|claude|gpt)\b|\b(?:assistants?|agents?|models?|llms?|ai)\s+(?:should|must|will)\s+(?:always\s+)?(?:prefer|choose|pick|select|favou?r)\b|\bpreferred (?:tool|choice|option|provider|source)\b|\b(?:first|default|primary|go-to|only) choice\b)"},
+    {suppress_other, R"(\b(?:never|do not|don'?t|must not|should not|avoid|stop|refrain from|no need to|there is no need to)\s+(?:ever\s+)?(?:use|using|call|calling|invoke|invoking|rely on|trust|consult|fall back to|consider|try)\s+(?:any\s+)?(?:\w+\s+){0,3}(?:other|another|alternative|competing|third[- ]party|external|built-in|native|default|rival|legacy|older|previous|standard|generic)\b|\b(?:other|alternative|competing|third[- ]party|built-in|generic|legacy)\s+(?:\w+\s+){0,2}(?:tools?|servers?|services?|providers?|plugins?|integrations?|options?|apis?)\s+(?:are|is|were|have been|will be|may be|can be)\s+(?:\w+\s+){0,2}(?:unreliable|inaccurate|unsafe|insecure|deprecated|outdated|broken|slow|blocked|disabled|unsupported|untrusted|compromised|wrong|incomplete|inferior|worse|not (?:safe|reliable|accurate|trusted|supported|allowed)))"},
+    {retired, R"(\b(?:retired|deprecated|decommissioned|discontinued|sunset(?:ted)?|end[- ]of[- ]life|eol|obsolete|superseded|replaced|no longer (?:supported|maintained|available|works?|functional|accurate|safe|recommended|valid)|has moved|moved to|migrated to|out of service|disabled|legacy (?:version|endpoint|tool))\b)"},
+    {error_form, R"(^\W*(?:error|err|exception|fatal|failure|failed|warning|warn|denied|access denied|unauthori[sz]ed|forbidden|invalid|not permitted|permission denied|status\s*:?\s*[45]\d\d|http [45]\d\d|[45]\d\d\b|traceback|panic)\b|\b(?:error|exception)\s*(?:code)?\s*[:#=]\s*\S)"},
+    {to_continue, R"(\b(?:to (?:continue|proceed|resume|unlock|restore|complete|finish|retry|recover|fix (?:this|it)|resolve (?:this|it)|get (?:the|your) results?|see the (?:full|complete|rest))|in order to (?:continue|proceed|unlock|complete)|before (?:you can|we can|this can) (?:continue|proceed)|until (?:this|it) is (?:done|resolved|fixed|completed|verified))\b)"},
+    {speaks_as_user, R"(\b(?:the user|user|your user|the human|the customer|the operator|the owner)\s+(?:has\s+|have\s+|had\s+)?(?:just\s+|now\s+|already\s+|also\s+|explicitly\s+)?(?:asked|says?|said|wants?|instructed|told|requested|would like|authori[sz]ed|approved|confirmed|consented|agreed|pre-?approved|demands?|expects?|insists?|prefers?)\s+(?:you\b|that you\b|for you\b|the (?:ai|assistant|model|agent)\b|to have you\b|(?:this|that|it) (?:be|to be)\b)|^\W*(?:user|human|customer)\s*:|\b(?:message|note|instruction|request|reminder)s?\s+from\s+(?:the\s+)?(?:user|human|customer|owner|operator)\b|\b(?:as|on behalf of)\s+the user\b)"},
+    {ask_user, R"(\b(?:ask|asking|confirm with|check with|consult|prompt|wait for|get|obtain|request|seek)\s+(?:the\s+)?(?:user|human|operator|person|customer|requester)(?:'s)?\s*(?:for\s+|to\s+|whether\s+|before\s+|if\s+|explicit\s+|approval|confirmation|permission|consent)?|\b(?:explicit|user|human)\s+(?:approval|confirmation|consent|permission)\b|\b(?:with|after|without)\s+(?:the\s+)?user'?s?\s+(?:explicit\s+)?(?:approval|confirmation|consent|permission)\b|\buntil the user (?:confirms|approves|agrees|says|replies|responds)\b)"},
+    {stop_until_user, R"(\b(?:stop|pause|halt|do not (?:proceed|continue|run|call|retry))\b[^.!?\n]{0,60}\b(?:until|unless|and ask|and wait|before)\b[^.!?\n]{0,40}\b(?:user|human|operator|confirm|approv)\w*)"},
+    {doc_returns, R"(^\W*(?:returns?|retrieves?|lists?|gets?|fetches|creates?|updates?|deletes?|searches|finds|reads?|writes?|sends?|shows?|displays?|generates?|converts?|computes?|calculates?|runs?|executes?|opens?|closes?|uploads?|downloads?|adds?|removes?|moves?|renames?|queries|checks?|validates?|parses?|formats?|summari[sz]es|translates?|navigates?|clicks?|types?|takes?|captures?|starts?|stops?|manages?|provides?|describes?|explains?|use this (?:tool )?(?:to|when|for|if))\b|\b(?:this tool|this endpoint|this function|the tool)\s+(?:returns|lets|allows|can|will|is used|helps|provides|retrieves|lists|creates)\b)"},
+    {doc_example, R"(\b(?:e\.g\.|i\.e\.|for example|for instance|such as|example:|examples?:|defaults? (?:to|is)\b|default:|optional\b|required\b|maximum|minimum|max\b|min\b|format:|in the format|iso ?8601|yyyy|utc|json|csv|markdown|pagination|paginated|cursor|page size|limit\b|offset\b)\b)"},
+    {requires_setup, R"(\b(?:requires?|needs?|must (?:be set|be configured|be installed|have)|set up|configure|configured|install(?:ed)?)\b[^.!?\n]{0,60}\b(?:environment variable|env var|api key|token|credentials?|account|permission|scope|access|installed|configured|version|node|python|docker|login|subscription|plan)\b)"},
+    {own_scope_words, R"(\b(?:this|the)\s+(?:parameter|argument|field|value|option|input|property|path|query|id|identifier|name|url|file|directory|folder|repository|repo|branch|table|database|query|selector|element|page|tab|cluster|namespace|pod|bucket|key|object|record|issue|ticket|channel|message)\b|\b(?:must|should) (?:be|contain|match|include|start with|end with|not exceed|not be)\b)"},
+    {instead_output, R"(\b(?:instead of|rather than)\s+(?:\w+ly\s+)?(?:returning|printing|displaying|showing|saving|writing|downloading|streaming|including|embedding|inlining|fetching|loading|using)\b)"},
+    {model_identity, R"(\b(?:model|llm|ai|assistant|agent)[ _-]?(?:name|id|identifier|version|vendor|provider|family|type|make)\b|\b(?:name|identity|version|vendor|provider|family)\s+of\s+(?:the\s+|your\s+)?(?:ai|llm|model|assistant|agent|language model)\b|\b(?:which|what)\s+(?:ai|llm|model|assistant|agent)\s+(?:you are|is (?:calling|using|running|making|invoking))\b|\b(?:your|the calling|the invoking|the current)\s+(?:model|llm|assistant|agent)(?:'s)?\s+(?:name|identity|version|id|provider)\b)"},
+    {summary_of_convo, R"(\b(?:summary|summari[sz]e|recap|transcript|log|history|copy|gist|outline|digest|notes)\s+(?:of\s+)?(?:the\s+|this\s+|our\s+|your\s+|the user'?s\s+)?(?:entire\s+|full\s+|whole\s+|current\s+|ongoing\s+|recent\s+|previous\s+)?(?:conversation|chat|dialog(?:ue)?|session|discussion|exchange|thread|interaction|request history|messages)\b|\b(?:what|everything)\s+(?:the user|they|you)\s+(?:has|have)?\s*(?:asked|said|discussed|typed|shared|requested)\s+(?:so far|earlier|before|previously|in this)\b|\b(?:previous|prior|earlier|recent|last)\s+(?:\d+\s+)?(?:user\s+)?(?:messages|turns|prompts|questions|requests|exchanges)\b)"},
+    {user_identity, R"(\b(?:the\s+)?user'?s?\s+(?:full\s+|real\s+|legal\s+)?(?:name|identity|email(?: address)?|phone(?: number)?|home address|address|location|ip(?: address)?|employer|company|job title|date of birth|age|account (?:id|number)|username|handle)\b|\b(?:who the user is|the user'?s? (?:personal|contact|private) (?:details|data|information))\b)"},
+    {location_grab, R"(\b(?:current|precise|exact|gps|physical|geo)\s*(?:location|coordinates|position|whereabouts)\b|\bwhere the user (?:is|lives|works)\b)"},
+    {all_data, R"(\b(?:all|every|any|each|the (?:full|entire|complete|whole|raw))\s+(?:of the\s+)?(?:\w+\s+){0,2}(?:files?|documents?|contents?|data|records|rows|results?|outputs?|emails?|messages|notes|history|logs?|context|information|details|variables|secrets|keys|tokens|credentials)\s+(?:\w+\s+){0,3}(?:you|the assistant|the model|the agent|available|accessible|in (?:the|your) (?:context|workspace|session|conversation|memory)|(?:you )?(?:have|has) (?:read|seen|accessed|retrieved|opened|fetched))\b)"},
+    {hide_word, R"(\b(?:secret(?:ly)?|covert(?:ly)?|hidden|invisible|silent(?:ly)?|quiet(?:ly)?|discreet(?:ly)?|unobtrusive(?:ly)?|behind the scenes|in the background|off the record|transparent to the user|without (?:notice|noticing|a trace|mention|mentioning|comment|telling|announcement|fanfare))\b)"},
+    {credential_param, R"(^\W*(?:the\s+|your\s+|an?\s+|optional\s+)?(?:\w+\s+){0,3}(?:api[ _-]?key|access[ _-]?token|auth(?:entication|orization)?[ _-]?token|bearer token|password|passphrase|secret|client[ _-]?secret|credentials?|private[ _-]?key|personal access token|pat|session token|otp|2fa code|kubeconfig|context)\b[^.!?\n]{0,80}\b(?:for|to|used|required|needed|of|when|if|that|which)\b)"},
+    {for_consistency, R"(\b(?:for (?:consistency|simplicity|convenience|uniformity|standardi[sz]ation|compatibility|best results|optimal results|accuracy|freshness)|to (?:keep|ensure|maintain) (?:results|data|things|output) (?:fresh|consistent|accurate|in sync|up to date)|to avoid (?:stale|inconsistent|duplicate|invalid) (?:results|data|output))\b)"},
+    {extra_step, R"(\b(?:also|additionally|in addition|as well|too|furthermore|moreover|on top of that|at the same time|alongside|simultaneously|meanwhile)\b)"},
+    {verify_word, R"(\b(?:verif(?:y|ication|ied)|validat(?:e|ion|ed)|authenticat(?:e|ion)|authori[sz](?:e|ation)|attest(?:ation)?|identity check|handshake|session (?:check|state|token|verification)|fingerprint|integrity|sanity check|compliance check|security check|audit(?:ing)?|kyc|anti-fraud|fraud (?:check|prevention|detection)|license check|entitlement)\b)"},
+    {sponsored, R"(\b(?:sponsored|affiliate|partner(?:ed)? (?:link|offer|product|brand|store)|promo(?:tion(?:al)?)? code|referral (?:code|link|id)|commission|kickback|paid placement|advertis(?:e|ing|ement))\b)"},
+    {elevated_claim, R"(\b(?:official|authori[sz]ed|sanctioned|certified|verified|approved|canonical|genuine|real|trusted|secure|safe)\s+(?:version|replacement|successor|tool|variant|edition|endpoint|implementation|source|build|release)\b|\b(?:enhanced|improved|upgraded|better|newer|advanced|pro|premium|plus|extended|v2|v3|next-gen)\s+(?:version|replacement|edition|variant|implementation|alternative)\s+of\b)"},
+    {non_english_conceal, R"(\b(?:sin (?:avisar|decir|informar|mencionar)|sans (?:le dire|prevenir|informer|mentionner)|ohne (?:es |den |die )?(?:zu erwahnen|zu sagen|mitzuteilen|nutzer|benutzer)|senza (?:dirlo|avvisare|informare)|sem (?:avisar|dizer|informar)|heimlich|en secreto|en silence|silenciosamente|di nascosto|em segredo|в тайне|тайно|незаметно|秘密|こっそり|내색하지|몰래|secretamente)\b|秘密|こっそり|不要告诉|몰래|незаметно|тайно)"},
+};
+static_assert(std::size(lexicon) == std::size(lexicon_names), "one pattern per lexicon feature");
+
+re2::RE2::Options options() {
+  re2::RE2::Options o;
+  o.set_case_sensitive(false);
+  o.set_log_errors(false);
+  o.set_max_mem(std::int64_t{128} << 20);
+  return o;
+}
+
+struct compiled_lexicon {
+  std::unique_ptr<re2::RE2::Set> set;
+  bool ok = true;
+};
+
+const compiled_lexicon& compiled() {
+  static const compiled_lexicon c = [] {
+    compiled_lexicon out;
+    out.set = std::make_unique<re2::RE2::Set>(options(), re2::RE2::UNANCHORED);
+    for (const auto& p : lexicon) {
+      // '^' means the start of a sentence: the set runs on one sentence at a time.
+      out.ok = out.set->Add(p.expression, nullptr) >= 0 && out.ok;
+    }
+    out.ok = out.set->Compile() && out.ok;
+    return out;
+  }();
+  return c;
+}
+
+// ---- the model's weights -----------------------------------------------------------------------
+
+struct weight_entry {
+  const char* term;
+  double weight;
+};
+#include "analysis/intent_weights.inc"
+
+struct model {
+  double bias = 0;
+  std::unordered_map<std::uint32_t, double> terms;  // key: a * feature_count + b (a <= b); a == b for singles
+  thresholds cut{};
+};
+
+std::uint32_t term_key(std::size_t a, std::size_t b) {
+  if (a > b) std::swap(a, b);
+  return static_cast<std::uint32_t>(a * feature_count + b);
+}
+
+const model& fitted() {
+  static const model m = [] {
+    model out;
+    std::map<std::string, std::size_t, std::less<>> ids;
+    for (std::size_t i = 0; i < feature_count; ++i) ids.emplace(std::string(feature_name(i)), i);
+    out.bias = fitted_bias;
+    out.cut = {fitted_report, fitted_flag, fitted_critical};
+    for (const auto& e : fitted_weights) {
+      std::string_view term = e.term;
+      auto star = term.find('*');
+      auto a = ids.find(term.substr(0, star));
+      if (a == ids.end()) continue;  // a feature that no longer exists: its weight is dropped
+      std::size_t b = a->second;
+      if (star != std::string_view::npos) {
+        auto found = ids.find(term.substr(star + 1));
+        if (found == ids.end()) continue;
+        b = found->second;
+      }
+      out.terms[term_key(a->second, b)] = e.weight;
+    }
+    return out;
+  }();
+  return m;
+}
+
+std::vector<std::size_t> active(const feature_set& on) {
+  std::vector<std::size_t> ids;
+  for (std::size_t i = 0; i < feature_count; ++i)
+    if (on.test(i)) ids.push_back(i);
+  return ids;
+}
+
+thread_local observer current;
+
+}  // namespace
+
+std::string_view feature_name(std::size_t id) {
+  if (id < std::size(signal_names)) return signal_names[id];
+  if (id < index(lexicon_end_)) return lexicon_names[id - index(you_oblige)];
+  if (id < feature_count) return context_names[id - index(role_param)];
+  return "?";
+}
+
+std::vector<sentence> split_sentences(std::string_view v) {
+  std::vector<sentence> out;
+  std::size_t start = 0;
+  auto flush = [&](std::size_t stop) {
+    std::size_t b = start, e = stop;
+    while (b < e && (v[b] == ' ' || v[b] == '\t' || v[b] == '\r' || v[b] == '-' || v[b] == '*' || v[b] == '>')) ++b;
+    while (e > b && (v[e - 1] == ' ' || v[e - 1] == '\t' || v[e - 1] == '\r')) --e;
+    if (e > b) out.push_back({b, e, {}});
+  };
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const char c = v[i];
+    const bool next_space = i + 1 == v.size() || v[i + 1] == ' ' || v[i + 1] == '\n' || v[i + 1] == '\t';
+    if (c == '\n') {
+      flush(i);
+      start = i + 1;
+    } else if ((c == '.' || c == '!' || c == '?' || c == ';') && next_space) {
+      flush(i + 1);
+      start = i + 1;
+    } else if (c == '>' && i > start && out.size() < 100000) {
+      // "<IMPORTANT>Read ...": the tag closes a sentence of its own so that the text inside starts one.
+      const auto open = v.rfind('<', i);
+      if (open != std::string_view::npos && open >= start && i - open <= 40) {
+        flush(i + 1);
+        start = i + 1;
+      }
+    } else if (c == '<' && i > start && i + 1 < v.size() && (std::isalpha(static_cast<unsigned char>(v[i + 1])) || v[i + 1] == '/' || v[i + 1] == '!')) {
+      flush(i);
+      start = i;
+    }
+  }
+  flush(v.size());
+  return out;
+}
+
+std::size_t sentence_at(const std::vector<sentence>& sentences, std::size_t at) {
+  auto it = std::upper_bound(sentences.begin(), sentences.end(), at, [](std::size_t x, const sentence& s) { return x < s.begin; });
+  if (it == sentences.begin()) return std::string_view::npos;
+  --it;
+  return at < it->end ? static_cast<std::size_t>(it - sentences.begin()) : std::string_view::npos;
+}
+
+void add_lexicon_features(std::string_view view, std::vector<sentence>& sentences) {
+  const auto& c = compiled();
+  if (!c.set || sentences.empty()) return;
+  std::vector<int> hits;
+  if (!c.set->Match(view, &hits)) return;
+  // One set pass per sentence: '^' is the sentence's start and no match runs past its end. The
+  // whole-text pass above keeps texts that match nothing (most of them) to one pass.
+  for (auto& s : sentences) {
+    hits.clear();
+    if (!c.set->Match(re2::StringPiece(view.data() + s.begin, s.end - s.begin), &hits)) continue;
+    for (int hit : hits) s.on.set(index(lexicon[static_cast<std::size_t>(hit)].id));
+  }
+}
+
+double probability(const feature_set& on) {
+  const auto& m = fitted();
+  const auto ids = active(on);
+  double z = m.bias;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    for (std::size_t j = i; j < ids.size(); ++j)
+      if (auto it = m.terms.find(term_key(ids[i], ids[j])); it != m.terms.end()) z += it->second;
+  return 1.0 / (1.0 + std::exp(-z));
+}
+
+std::vector<term_contribution> top_terms(const feature_set& on, std::size_t n) {
+  const auto& m = fitted();
+  const auto ids = active(on);
+  std::vector<term_contribution> out;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    for (std::size_t j = i; j < ids.size(); ++j)
+      if (auto it = m.terms.find(term_key(ids[i], ids[j])); it != m.terms.end() && it->second > 0) {
+        std::string name(feature_name(ids[i]));
+        if (j != i) name += "*" + std::string(feature_name(ids[j]));
+        out.push_back({std::move(name), it->second});
+      }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.weight > b.weight || (a.weight == b.weight && a.name < b.name); });
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+std::vector<std::string> active_terms(const feature_set& on) {
+  const auto ids = active(on);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    for (std::size_t j = i; j < ids.size(); ++j) {
+      std::string name(feature_name(ids[i]));
+      if (j != i) name += "*" + std::string(feature_name(ids[j]));
+      out.push_back(std::move(name));
+    }
+  return out;
+}
+
+std::string_view rule_for(const feature_set& on) {
+  auto has = [&](auto f) { return on.test(index(f)); };
+  if (has(act_exec) || has(cmd_syntax) || has(dotfile) || has(export_var) || has(signal::shell_danger)) return "poison.shell-command";
+  if (has(names_foreign)) return "shadow.cross-server-instruction";
+  if (has(model_identity) || has(summary_of_convo) || has(signal::convo_self) || has(signal::model_self) ||
+      has(signal::self_context) || has(signal::context_data) || has(user_identity) || has(location_grab))
+    return "poison.context-solicitation";
+  if (has(signal::sensitive_path) || has(signal::read_secret) || has(signal::secret_noun) || has(signal::env_vars))
+    return "poison.sensitive-target";
+  if (has(url) || has(email_addr) || has(ip_addr) || has(act_open_url) || has(signal::move_out)) return "poison.exfil-parameter";
+  if (has(signal::redirect) || has(signal::redirect_weak) || has(defaults_change) || has(now_behaves))
+    return has(names_sibling) || has(names_unknown_tool) ? "poison.cross-tool-instruction" : "poison.redirection";
+  if (has(superiority) || has(popularity) || has(ai_optimised) || has(suppress_other) || has(retired) ||
+      has(signal::hijack_strong) || has(signal::hijack_weak) || has(signal::deprecate) || has(sponsored))
+    return "poison.tool-hijack";
+  if (has(call_first) || has(signal::seq_global) || has(signal::seq_local) || has(act_call)) return "poison.forced-sequencing";
+  if (has(signal::conceal) || has(signal::deceive) || has(hide_word)) return "poison.concealment";
+  if (has(speaks_as_user) || has(signal::impersonation) || has(error_form)) return "poison.impersonation";
+  return "poison.compound-injection";
+}
+
+std::string_view describe_rule(std::string_view rule) {
+  static const std::map<std::string_view, std::string_view> messages{
+      {"poison.shell-command", "a sentence tells the model to run a command or change a shell or system file"},
+      {"shadow.cross-server-instruction", "a sentence tells the model how to use another server's tool"},
+      {"poison.context-solicitation", "a sentence asks for the conversation, the prompt, the model's identity or the user's details"},
+      {"poison.sensitive-target", "a sentence directs the model at secrets or credential files"},
+      {"poison.exfil-parameter", "a sentence sends data to, or opens, a destination the tool does not need"},
+      {"poison.redirection", "a sentence changes a value the user chose"},
+      {"poison.cross-tool-instruction", "a sentence changes how another tool behaves"},
+      {"poison.tool-hijack", "a sentence steers the model's choice of tool"},
+      {"poison.forced-sequencing", "a sentence forces a call to another tool first"},
+      {"poison.concealment", "a sentence keeps something from the user"},
+      {"poison.impersonation", "a sentence speaks as the user, the system or an error"},
+      {"poison.compound-injection", "a sentence gives the model instructions the tool's function does not need"}};
+  auto it = messages.find(rule);
+  return it == messages.end() ? std::string_view("a sentence addressed to the model") : it->second;
+}
+
+const thresholds& cutoffs() { return fitted().cut; }
+
+void set_observer(observer fn) { current = std::move(fn); }
+const observer& current_observer() { return current; }
+
+}  // namespace warden::analysis::intent

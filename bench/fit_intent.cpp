@@ -1,0 +1,170 @@
+// fit_intent: fits the sentence model's weights (analysis/intent.hpp) by L2-regularised logistic
+// regression on the sentences that corpus_bench --dump-features wrote, and prints
+// analysis/intent_weights.inc. Deterministic: same input, same output (full-batch Adam, fixed
+// order, no randomness). scripts/fit_intent.sh runs it on the dev split only.
+//
+//   fit_intent [--l2 X] [--iterations N] [--min-count N] [--positive-share X] [--target-fpr X]
+//              [--skip-set NAME]... [--skip-group NAME]... DUMP.jsonl... > analysis/intent_weights.inc
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct options {
+  double l2 = 0.02;                // per-term penalty, scaled by the total example weight
+  int iterations = 3000;
+  int min_count = 3;               // a term seen in fewer sentences gets no weight
+  double positive_share = 0.3;     // share of the total example weight carried by the positives
+  double target_fpr = 0.0004;      // honest sentences at or above the flag cut-off, at most
+  std::set<std::string> skip_sets, skip_groups;
+  std::vector<std::string> inputs;
+};
+
+struct example {
+  std::vector<int> terms;
+  double positives = 0, negatives = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options opt;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--l2") opt.l2 = std::stod(value());
+    else if (a == "--iterations") opt.iterations = std::stoi(value());
+    else if (a == "--min-count") opt.min_count = std::stoi(value());
+    else if (a == "--positive-share") opt.positive_share = std::stod(value());
+    else if (a == "--target-fpr") opt.target_fpr = std::stod(value());
+    else if (a == "--skip-set") opt.skip_sets.insert(value());
+    else if (a == "--skip-group") opt.skip_groups.insert(value());
+    else if (!a.empty() && a[0] == '-') { std::cerr << "fit_intent: unknown option " << a << "\n"; return 2; }
+    else opt.inputs.push_back(a);
+  }
+  if (opt.inputs.empty()) { std::cerr << "usage: fit_intent [options] DUMP.jsonl...\n"; return 2; }
+
+  // Identical term lists are merged: the generator's sentences repeat their shapes many times.
+  std::map<std::vector<std::string>, std::pair<double, double>> merged;
+  std::map<std::string, int> counts;
+  std::size_t lines = 0;
+  for (const auto& path : opt.inputs) {
+    std::ifstream in(path);
+    if (!in) { std::cerr << "fit_intent: cannot read " << path << "\n"; return 2; }
+    std::string line;
+    while (std::getline(in, line)) {
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded()) continue;
+      if (opt.skip_sets.count(j.value("set", "")) || opt.skip_groups.count(j.value("group", ""))) continue;
+      std::vector<std::string> terms = j.value("terms", std::vector<std::string>{});
+      std::sort(terms.begin(), terms.end());
+      auto& slot = merged[terms];
+      (j.value("y", 0) == 1 ? slot.first : slot.second) += 1;
+      ++lines;
+    }
+  }
+  for (const auto& [terms, ys] : merged)
+    for (const auto& t : terms) counts[t] += static_cast<int>(ys.first + ys.second);
+  std::vector<std::string> names;
+  std::map<std::string, int> ids;
+  for (const auto& [t, n] : counts)
+    if (n >= opt.min_count || t.find('*') == std::string::npos) {
+      ids[t] = static_cast<int>(names.size());
+      names.push_back(t);
+    }
+  std::vector<example> examples;
+  double total_pos = 0, total_neg = 0;
+  for (const auto& [terms, ys] : merged) {
+    example e;
+    for (const auto& t : terms)
+      if (auto it = ids.find(t); it != ids.end()) e.terms.push_back(it->second);
+    e.positives = ys.first;
+    e.negatives = ys.second;
+    total_pos += ys.first;
+    total_neg += ys.second;
+    examples.push_back(std::move(e));
+  }
+  if (total_pos == 0 || total_neg == 0) { std::cerr << "fit_intent: need both positive and negative sentences\n"; return 2; }
+  const double pos_weight = opt.positive_share / total_pos, neg_weight = (1 - opt.positive_share) / total_neg;
+
+  // Full-batch Adam on the weighted log-loss (weights sum to 1) plus l2 / 2 * |w|^2.
+  const std::size_t n = names.size();
+  std::vector<double> w(n, 0.0), m(n + 1, 0.0), v(n + 1, 0.0), grad(n + 1, 0.0);
+  double bias = 0;
+  const double rate = 0.05, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  auto score = [&](const example& e) {
+    double z = bias;
+    for (int t : e.terms) z += w[static_cast<std::size_t>(t)];
+    return z;
+  };
+  for (int step = 1; step <= opt.iterations; ++step) {
+    std::fill(grad.begin(), grad.end(), 0.0);
+    for (const auto& e : examples) {
+      const double p = 1.0 / (1.0 + std::exp(-score(e)));
+      const double g = (p - 1.0) * e.positives * pos_weight + p * e.negatives * neg_weight;
+      for (int t : e.terms) grad[static_cast<std::size_t>(t)] += g;
+      grad[n] += g;
+    }
+    for (std::size_t k = 0; k < n; ++k) grad[k] += opt.l2 * w[k];
+    for (std::size_t k = 0; k <= n; ++k) {
+      m[k] = beta1 * m[k] + (1 - beta1) * grad[k];
+      v[k] = beta2 * v[k] + (1 - beta2) * grad[k] * grad[k];
+      const double mh = m[k] / (1 - std::pow(beta1, step)), vh = v[k] / (1 - std::pow(beta2, step));
+      const double delta = rate * mh / (std::sqrt(vh) + eps);
+      if (k == n) bias -= delta;
+      else w[k] -= delta;
+    }
+  }
+
+  // Cut-offs: "flag" is the lowest probability at which no more than target_fpr of the honest
+  // sentences score; "report" and "critical" sit either side of it.
+  std::vector<std::pair<double, double>> negatives;  // (p, count)
+  double caught = 0;
+  for (const auto& e : examples)
+    if (e.negatives > 0) negatives.emplace_back(1.0 / (1.0 + std::exp(-score(e))), e.negatives);
+  std::sort(negatives.begin(), negatives.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  double allowed = opt.target_fpr * total_neg, seen = 0, flag = 0.5;
+  for (const auto& [p, c] : negatives) {
+    if (seen + c > allowed) { flag = std::max(0.5, std::min(0.97, p + 1e-4)); break; }
+    seen += c;
+  }
+  const double report = std::max(0.3, flag * 0.75), critical = std::max(0.97, flag + (1 - flag) * 0.7);
+  double fp_flag = 0;
+  for (const auto& e : examples) {
+    const double p = 1.0 / (1.0 + std::exp(-score(e)));
+    if (p >= flag) { caught += e.positives; fp_flag += e.negatives; }
+  }
+
+  std::vector<std::size_t> order(n);
+  for (std::size_t k = 0; k < n; ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return names[a] < names[b]; });
+  std::printf("// Generated by scripts/fit_intent.sh (bench/fit_intent.cpp): do not edit by hand.\n");
+  std::printf("// %zu sentences (%.0f in attack text, %.0f honest), %zu distinct, %zu terms; l2 %g, %d iterations.\n", lines, total_pos,
+              total_neg, examples.size(), n, opt.l2, opt.iterations);
+  std::printf("// At the flag cut-off the training sentences give: recall %.3f, honest sentences flagged %.5f.\n", caught / total_pos,
+              fp_flag / total_neg);
+  std::printf("constexpr double fitted_bias = %.4f;\n", bias);
+  std::printf("constexpr double fitted_report = %.4f, fitted_flag = %.4f, fitted_critical = %.4f;\n", report, flag, critical);
+  std::printf("constexpr weight_entry fitted_weights[] = {\n");
+  std::size_t kept = 0;
+  for (std::size_t k : order)
+    if (std::fabs(w[k]) >= 0.02) {
+      std::printf("    {\"%s\", %.4f},\n", names[k].c_str(), w[k]);
+      ++kept;
+    }
+  if (!kept) std::printf("    {\"none\", 0.0},\n");
+  std::printf("};\n");
+  std::cerr << "fit_intent: " << lines << " sentences, " << total_pos << " positive; " << kept << " of " << n
+            << " terms kept; flag cut-off " << flag << ": training recall " << caught / total_pos << ", honest flagged "
+            << fp_flag / total_neg << "\n";
+  return 0;
+}
