@@ -17,6 +17,7 @@
 #include "analysis/catalogue.hpp"
 #include "analysis/hidden.hpp"
 #include "analysis/injection.hpp"
+#include "analysis/intent.hpp"
 #include "analysis/roles.hpp"
 #include "analysis/text.hpp"
 
@@ -523,6 +524,109 @@ void shadowing_checks(const std::vector<server_input>& servers, const std::vecto
         }
 }
 
+// Words of a tool name ("search_web_v2" -> search, web, v2), lower-cased.
+std::vector<std::string> name_words(std::string_view name) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      if (std::isupper(static_cast<unsigned char>(c)) && !word.empty() && std::islower(static_cast<unsigned char>(word.back()))) {
+        words.push_back(word);
+        word.clear();
+      }
+      word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    } else if (!word.empty()) {
+      words.push_back(word);
+      word.clear();
+    }
+  }
+  if (!word.empty()) words.push_back(word);
+  return words;
+}
+
+// Words of a description, for overlap: lower-case runs of 3+ letters.
+std::set<std::string> description_words(std::string_view text) {
+  std::set<std::string> words;
+  std::string word;
+  auto flush = [&] {
+    if (word.size() >= 3) words.insert(word);
+    word.clear();
+  };
+  for (char c : text) {
+    if (std::isalpha(static_cast<unsigned char>(c))) word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    else flush();
+  }
+  flush();
+  return words;
+}
+
+// A tool whose name is another tool's name plus an "upgrade" word (_v2, _pro, enhanced_, secure_,
+// best_ ...), on the same server or another: a rival for the model's choice. Honest APIs version
+// tools too, so the finding is high only when the newcomer also claims to be better or its
+// description copies the original's; otherwise it is low.
+void function_overlap_checks(const std::vector<server_input>& servers, const std::vector<std::string>& display,
+                             std::vector<finding>& findings) {
+  static const std::set<std::string> upgrade{"v2", "v3", "v4", "2", "3", "pro", "plus", "enhanced", "advanced", "improved", "better",
+                                             "best", "secure", "safe", "official", "new", "ultra", "premium", "turbo", "fast",
+                                             "smart", "super", "max", "extended", "latest", "real", "true", "verified", "trusted",
+                                             "optimized", "optimised", "ai", "next", "prime", "elite", "boost", "boosted", "updated"};
+  struct tool_ref {
+    std::size_t server, index;
+    std::string name;
+    std::vector<std::string> words;
+    std::set<std::string> described;
+    const std::string* description;
+  };
+  std::vector<tool_ref> tools;
+  for (std::size_t s = 0; s < servers.size(); ++s) {
+    const auto& list = servers[s].surface.tools;
+    if (!list.is_array()) continue;
+    for (std::size_t i = 0; i < list.size() && tools.size() < 5000; ++i) {
+      const auto* name = string_member(list[i], "name");
+      if (!name) continue;
+      const auto* description = string_member(list[i], "description");
+      tools.push_back({s, i, *name, name_words(*name), description ? description_words(*description) : std::set<std::string>{}, description});
+    }
+  }
+  std::map<std::string, std::vector<std::size_t>> by_core;  // the name's words minus upgrade words
+  auto core_of = [&](const std::vector<std::string>& words) {
+    std::string core;
+    for (const auto& w : words)
+      if (!upgrade.count(w)) core += (core.empty() ? "" : "_") + w;
+    return core;
+  };
+  for (std::size_t k = 0; k < tools.size(); ++k) by_core[core_of(tools[k].words)].push_back(k);
+  std::size_t reported = 0;
+  for (const auto& [core, members] : by_core) {
+    if (core.empty() || members.size() < 2) continue;
+    for (std::size_t newcomer : members) {
+      const auto& y = tools[newcomer];
+      const std::size_t extra = std::count_if(y.words.begin(), y.words.end(), [&](const std::string& w) { return upgrade.count(w) > 0; });
+      if (extra == 0) continue;
+      for (std::size_t original : members) {
+        const auto& x = tools[original];
+        const std::size_t base = std::count_if(x.words.begin(), x.words.end(), [&](const std::string& w) { return upgrade.count(w) > 0; });
+        if (original == newcomer || base >= extra || reported >= 500) continue;
+        std::size_t shared = 0;
+        for (const auto& w : y.described) shared += x.described.count(w);
+        const std::size_t unite = x.described.size() + y.described.size() - shared;
+        const double overlap = unite ? double(shared) / double(unite) : 0.0;
+        const bool claims = y.description && intent::claims_superiority(*y.description);
+        const bool copied = overlap >= 0.5;
+        const severity level = claims ? severity::high : copied && y.server != x.server ? severity::medium : severity::low;
+        const std::string where = y.server == x.server ? "" : " on server '" + display[x.server] + "'";
+        findings.push_back({"shadow.function-overlap", level, claims ? 0.85 : 0.6, display[y.server], y.name,
+                            "tools" + index_path(y.index) + ".name",
+                            text::make_visible(y.name, 80) + " vs " + text::make_visible(x.name, 80), {},
+                            "tool extends the name of '" + text::make_visible(x.name, 80) + "'" + where +
+                                (claims ? " and claims to be better" : copied ? " and copies its description" : "")});
+        ++reported;
+        break;
+      }
+    }
+  }
+}
+
 std::string join_limited(const std::vector<std::string>& items, std::size_t limit = 6) {
   std::string out;
   for (std::size_t i = 0; i < items.size() && i < limit; ++i) out += (i ? ", " : "") + items[i];
@@ -679,6 +783,7 @@ analysis_report analyse(const std::vector<server_input>& servers) {
     }
   }
   shadowing_checks(servers, display, names, report.findings);
+  function_overlap_checks(servers, display, report.findings);
   flow_checks(report.capabilities, servers.size() > 1, report.flows, report.findings);
   report.capability = level_for(report.capabilities, report.flows);
   canonical_all += "]";

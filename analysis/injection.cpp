@@ -17,6 +17,7 @@
 
 #include "analysis/intent.hpp"
 #include "analysis/literals.hpp"
+#include "analysis/secrets.hpp"
 #include "analysis/text.hpp"
 
 namespace warden::analysis {
@@ -426,23 +427,14 @@ const compiled_bank& bank() {
   return compiled;
 }
 
-// Secrets are matched case-sensitively on the raw text.
-constexpr const char* secret_patterns[] = {
-    R"(\b(?:AKIA|ASIA)[0-9A-Z]{16}\b)",
-    R"(\bgh[pousr]_[A-Za-z0-9]{36,}\b)",
-    R"(\bgithub_pat_[A-Za-z0-9_]{40,}\b)",
-    R"(\bxox[abprs]-[A-Za-z0-9-]{10,}\b)",
-    R"(\bsk-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{32,}\b)",
-    R"(\bAIza[0-9A-Za-z_-]{35}\b)",
-    R"(\b(?:sk|rk)_live_[0-9a-zA-Z]{20,}\b)",
-    R"(-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY-----)",
-    R"(\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,})",
-    R"(\bglpat-[A-Za-z0-9_-]{20,}\b)",
-    R"(\bnpm_[A-Za-z0-9]{36}\b)",
-    R"(\bhf_[A-Za-z]{34}\b)",
-    R"(https?://[^/\s:@"']+:[^/\s:@"']{6,}@[\w.-]+)",
-    R"((?i:password|passwd|pwd|secret|token|api[_-]?key)\s*[:=]\s*['"]?[A-Za-z0-9/+_!@#$%^&*.-]{12,})",
-};
+// Secrets are matched case-sensitively on the raw text, with the shared catalogue's issuer shapes
+// and credential assignments (high-entropy runs are too common in metadata: hashes, ids).
+std::vector<std::string> secret_patterns() {
+  std::vector<std::string> out;
+  for (const auto& shape : secret_shapes)
+    if (!shape.generic || shape.kind == "credential-assignment" || shape.kind == "url-credentials") out.emplace_back(shape.regex);
+  return out;
+}
 
 struct secret_bank {
   std::unique_ptr<re2::RE2::Set> set;  // one pass decides whether any pattern can match
@@ -456,9 +448,10 @@ const secret_bank& secrets() {
     re2::RE2::Options options;
     options.set_log_errors(false);
     // Wrapped in a group: matching extracts the whole match as the first capture.
-    for (const char* p : secret_patterns) b.patterns.push_back(std::make_unique<re2::RE2>(std::string("(") + p + ")", options));
+    const auto expressions = secret_patterns();
+    for (const auto& p : expressions) b.patterns.push_back(std::make_unique<re2::RE2>("(" + p + ")", options));
     b.set = std::make_unique<re2::RE2::Set>(options, re2::RE2::UNANCHORED);
-    for (const char* p : secret_patterns) {
+    for (const auto& p : expressions) {
       b.set->Add(p, nullptr);
       b.filter.add(p, options);
     }
@@ -1317,7 +1310,7 @@ injection_result inspect_injection(std::string_view raw, const field_context& co
 std::vector<std::string> injection_pattern_errors() {
   auto errors = bank().errors;
   for (std::size_t i = 0; i < secrets().patterns.size(); ++i)
-    if (!secrets().patterns[i]->ok()) errors.push_back(std::string(secret_patterns[i]) + ": " + secrets().patterns[i]->error());
+    if (!secrets().patterns[i]->ok()) errors.push_back(secret_patterns()[i] + ": " + secrets().patterns[i]->error());
   return errors;
 }
 

@@ -10,6 +10,8 @@
 #include <memory>
 #include <unordered_map>
 
+#include "analysis/text.hpp"
+
 namespace warden::analysis::intent {
 namespace {
 
@@ -306,6 +308,16 @@ std::string_view rule_for(const feature_set& on) {
   if (has(signal::conceal) || has(signal::deceive) || has(hide_word)) return "poison.concealment";
   if (has(speaks_as_user) || has(signal::impersonation) || has(error_form)) return "poison.impersonation";
   return "poison.compound-injection";
+}
+
+bool claims_superiority(std::string_view raw) {
+  const auto norm = text::normalize(raw);
+  auto sentences = split_sentences(norm.view());
+  add_lexicon_features(norm.view(), sentences);
+  for (const auto& s : sentences)
+    if (s.on.test(index(superiority)) || s.on.test(index(popularity)) || s.on.test(index(elevated_claim)) || s.on.test(index(ai_optimised)))
+      return true;
+  return false;
 }
 
 std::string_view describe_rule(std::string_view rule) {

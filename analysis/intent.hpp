@@ -70,6 +70,10 @@ std::vector<term_contribution> top_terms(const feature_set& on, std::size_t n);
 // Every active term's name (for the fitter's feature dump).
 std::vector<std::string> active_terms(const feature_set& on);
 
+// Whether a text claims to be better than the alternatives (superiority, popularity, an official
+// or enhanced version, AI-optimised): the mark of a tool that competes for the model's choice.
+bool claims_superiority(std::string_view raw);
+
 // Which rule a judged sentence belongs to, from what it demands, and that rule's one-line reading.
 std::string_view rule_for(const feature_set& on);
 std::string_view describe_rule(std::string_view rule);

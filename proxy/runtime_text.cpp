@@ -1,5 +1,6 @@
 #include "proxy/runtime_text.hpp"
 
+#include "analysis/secrets.hpp"
 #include "analysis/text.hpp"
 
 #include <re2/re2.h>
@@ -45,26 +46,8 @@ unsigned bytes_between(__m128i block, char first, char last) {
 }
 #endif
 
-// Shapes published by the issuers; anchored on their fixed prefixes so that ordinary text does not
-// match (may_hold_secret() below looks for those prefixes: keep the two in step). Generic ones last.
-constexpr std::array<secret_shape, 14> patterns{{
-    {"private-key", R"(-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----|\z))", false},
-    {"aws-access-key-id", R"(\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b)", false},
-    {"github-token", R"(\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b)", false},
-    {"gitlab-token", R"(\b(glpat-[A-Za-z0-9_-]{20,})\b)", false},
-    {"slack-token", R"(\b(xox[abprs]-[A-Za-z0-9-]{10,}))", false},
-    {"slack-webhook", R"((https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}))", false},
-    {"anthropic-key", R"(\b(sk-ant-[A-Za-z0-9_-]{20,}))", false},
-    {"openai-key", R"(\b(sk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}))", false},
-    {"stripe-key", R"(\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}))", false},
-    {"google-api-key", R"(\b(AIza[0-9A-Za-z_-]{35}))", false},
-    {"jwt", R"(\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}))", false},
-    {"npm-token", R"(\b(npm_[A-Za-z0-9]{36}))", false},
-    {"credential-assignment",
-     R"((?i)(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token|client[_-]?secret)["']?\s*[:=]\s*["']?([^\s"',;]{8,}))",
-     true},
-    {"high-entropy", R"(([A-Za-z0-9+/_=-]{32,}))", true},
-}};
+// The shared catalogue (analysis/secrets.hpp); may_hold_secret() below looks for its prefixes.
+constexpr const auto& patterns = analysis::secret_shapes;
 
 // high-entropy is found without RE2 (see add_random_runs); it must stay last, so that the RE2 sets'
 // indices, which skip it, are still indices into patterns[].
@@ -147,10 +130,7 @@ bool looks_random(std::string_view s) {
 
 namespace {
 
-// The fixed prefixes every issuer shape above begins with, case-sensitive.
-constexpr std::array<std::string_view, 20> issuer_prefixes{
-    "-----BEGIN", "AKIA", "ASIA", "ABIA", "ACCA", "AIza", "ghp_", "gho_", "ghu_", "ghs_",
-    "ghr_", "github_pat_", "glpat-", "xox", "hooks.slack.com", "sk-", "sk_", "rk_", "eyJ", "npm_"};
+constexpr const auto& issuer_prefixes = analysis::secret_issuer_prefixes;
 
 // The prefixes' first two bytes as a 64 Ki-bit set: a text is walked one pair at a time, and only
 // a pair in this set (a few per kilobyte of prose: "ey", "ho", "sk"...) is compared with them.

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/secrets.hpp"
+
 namespace warden::proxy {
 
 struct secret_hit {
@@ -17,13 +19,8 @@ struct secret_hit {
   std::size_t begin = 0, end = 0;  // byte range of the credential itself
 };
 
-// One credential shape: the kind find_secrets reports, its RE2 pattern (group 1, when present, is
-// the credential itself), and whether it is generic (see find_secrets).
-struct secret_shape {
-  std::string_view kind;
-  std::string_view regex;
-  bool generic;
-};
+// The credential shapes of the shared catalogue (analysis/secrets.hpp).
+using analysis::secret_shape;
 std::span<const secret_shape> secret_shapes();
 
 // A necessary condition for any shape of the set to match (generic: all of them; otherwise the

@@ -9,6 +9,8 @@
 #include <memory>
 #include <random>
 
+#include "analysis/engine.hpp"
+
 using namespace warden::proxy;
 using nlohmann::json;
 
@@ -74,6 +76,12 @@ TEST_CASE("known credential shapes are found and redacted") {
     std::size_t n = 0;
     redact_secrets("sk-proj-abcdefghijklmnopqrstuvwx and xoxb-1234567890-abcdef", false, &n);
     CHECK(n == 2);
+  }
+  SUBCASE("hugging face: the same catalogue as scan's embedded-secret rule") {
+    const std::string token = "hf_Qm7xKp2VtL9wRz4YbN8cJd3HsF6gAe1UoWq";
+    CHECK(redact_secrets("use " + token + " for the hub", false) == "use [REDACTED:huggingface-token] for the hub");
+    const auto findings = warden::analysis::scan_text("Set HF_TOKEN=" + token + " and send it along", "result");
+    CHECK(std::any_of(findings.begin(), findings.end(), [](const auto& f) { return f.rule_id == "poison.embedded-secret"; }));
   }
 }
 
