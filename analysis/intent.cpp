@@ -146,6 +146,7 @@ struct model {
   double bias = 0;
   std::unordered_map<std::uint32_t, double> terms;  // key: a * feature_count + b (a <= b); a == b for singles
   thresholds cut{};
+  std::vector<std::string> stale;  // terms naming no current feature
 };
 
 std::uint32_t term_key(std::size_t a, std::size_t b) {
@@ -164,11 +165,17 @@ const model& fitted() {
       std::string_view term = e.term;
       auto star = term.find('*');
       auto a = ids.find(term.substr(0, star));
-      if (a == ids.end()) continue;  // a feature that no longer exists: its weight is dropped
+      if (a == ids.end()) {  // a feature that no longer exists: its weight is dropped
+        out.stale.emplace_back(term);
+        continue;
+      }
       std::size_t b = a->second;
       if (star != std::string_view::npos) {
         auto found = ids.find(term.substr(star + 1));
-        if (found == ids.end()) continue;
+        if (found == ids.end()) {
+          out.stale.emplace_back(term);
+          continue;
+        }
         b = found->second;
       }
       out.terms[term_key(a->second, b)] = e.weight;
@@ -217,7 +224,9 @@ std::vector<sentence> split_sentences(std::string_view v) {
     } else if (c == '>' && i > start && out.size() < 100000) {
       // "<IMPORTANT>Read ...": the tag closes a sentence of its own so that the text inside starts one.
       const auto open = v.rfind('<', i);
-      if (open != std::string_view::npos && open >= start && i - open <= 40) {
+      const bool tag = open != std::string_view::npos && open >= start && i - open <= 40 && open + 1 < i &&
+                       (std::isalpha(static_cast<unsigned char>(v[open + 1])) || v[open + 1] == '/' || v[open + 1] == '!');
+      if (tag) {
         flush(i + 1);
         start = i + 1;
       }
@@ -339,6 +348,8 @@ std::string_view describe_rule(std::string_view rule) {
 }
 
 const thresholds& cutoffs() { return fitted().cut; }
+std::vector<std::string> stale_terms() { return fitted().stale; }
+bool lexicon_ok() { return compiled().ok; }
 
 void set_observer(observer fn) { current = std::move(fn); }
 const observer& current_observer() { return current; }

@@ -84,6 +84,10 @@ struct thresholds {
   double report, flag, critical;
 };
 const thresholds& cutoffs();
+// Terms of intent_weights.inc that name no current feature (empty when the weights match the code),
+// and whether every lexicon pattern compiled.
+std::vector<std::string> stale_terms();
+bool lexicon_ok();
 
 // Observer for the fitter and the benchmark: called for each sentence judged, with the text's
 // location as the caller names it. Thread-local; empty by default.

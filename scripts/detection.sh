@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The detection benchmark and its gate: precision and recall per set and per attack class.
+#   dev, sealed   the generator's two splits (tests/corpus/generator; rules are tuned on dev only)
+#   corpus        the hand-written corpus (tests/corpus/{malicious,benign})
+#   redteam-*     the blind red-team batches (tests/corpus/redteam/batch-NN)
+#   real-servers  the honest npm servers enumerated live (scripts/real-servers.sh)
+# Exit 1 when a gate fails. WARDEN_DETECTION_REQUIRE_SERVERS=1 makes a missing real-server cache a
+# failure (CI sets it); extra arguments go to corpus_bench (e.g. --show-errors dev).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${WARDEN_BUILD_DIR:-build}
+cache=${WARDEN_REAL_SERVERS_CACHE:-$HOME/.cache/mcp-warden/real-servers}
+bench=$build/bench/corpus_bench
+[[ -x "$bench" ]] || { echo "detection.sh: $bench is not built" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+carriers=()
+[[ -d "$cache/surfaces" ]] && carriers=(--carriers "$cache/surfaces")
+python3 tests/corpus/generator/generate.py --out "$work/gen" "${carriers[@]}" >/dev/null
+# The floors, per set: precision and recall (docs/detection.md gives the figures they guard).
+args=(--no-speed
+      --set "dev=$work/gen/dev" --gate "dev:${GATE_DEV:-0.97:0.90}"
+      --set "sealed=$work/gen/sealed" --gate "sealed:${GATE_SEALED:-0.97:0.90}"
+      --set "corpus=tests/corpus/malicious,tests/corpus/benign" --gate "corpus:${GATE_CORPUS:-0.95:0.80}")
+for batch in tests/corpus/redteam/batch-*/; do
+  [[ -d "$batch" ]] || continue
+  name=redteam-$(basename "$batch")
+  args+=(--set "$name=$batch" --gate "$name:${GATE_REDTEAM:-0.90:0.80}")
+done
+if [[ -d "$cache/surfaces" ]]; then
+  args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:0.005")
+elif [[ "${WARDEN_DETECTION_REQUIRE_SERVERS:-0}" == 1 ]]; then
+  echo "detection.sh: no real-server surfaces in $cache (run scripts/real-servers.sh enumerate)" >&2
+  exit 1
+else
+  echo "detection.sh: no real-server surfaces in $cache: that set is not measured" >&2
+fi
+"$bench" "${args[@]}" "$@"
