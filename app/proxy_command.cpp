@@ -1,4 +1,4 @@
-// mcp-warden [options] -- COMMAND [ARGS...]: wrap a stdio MCP server.
+// mcp-warden [options] [--] COMMAND [ARGS...]: wrap a stdio MCP server.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -12,14 +12,17 @@
 #include <filesystem>
 #include <fstream>
 #include <spdlog/spdlog.h>
+#include <utility>
 
 #include "analysis/surface.hpp"
+#include "app/command_line.hpp"
 #include "app/commands.hpp"
 #include "app/logging.hpp"
 #include "app/memory_return.hpp"
 #include "app/upstream_options.hpp"
 #include "app/policy_setup.hpp"
 #include "app/version.hpp"
+#include "proxy/jsonrpc.hpp"
 #include "proxy/session.hpp"
 #include "transports/child_process.hpp"
 #include "transports/http_upstream.hpp"
@@ -41,14 +44,13 @@ struct proxy_settings {
   policy_settings policy;
 };
 
-// Everything after the first "--" is the server's argv, untouched.
+// Our options end at "--" or at the first word that is not one of them (COMMAND): from there on
+// everything is the server's argv, untouched.
 result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
-  const auto separator = std::find(args.begin(), args.end(), "--");
   proxy_settings settings;
-  settings.server.argv.assign(separator == args.end() ? args.end() : separator + 1, args.end());
-
   CLI::App cli{"mcp-warden: a live auditing proxy for MCP servers.\n"
-               "Usage: mcp-warden [options] -- COMMAND [ARGS...]"};
+               "Usage: mcp-warden [options] [--] COMMAND [ARGS...]   (or --upstream URL instead of COMMAND)\n"
+               "Options end at '--' or at COMMAND, the first word that is not one of them."};
   cli.set_version_flag("--version", version);
   std::vector<std::string> env_pairs;
   std::size_t stdin_grace_ms = 2000, term_grace_ms = 2000, request_timeout_ms = 0;
@@ -75,10 +77,8 @@ result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
   cli.add_flag("--no-enumerate", no_enumerate, "Do not list the surface on our own; record only what the client lists");
   add_policy_options(cli, settings.policy);
 
-  std::vector<std::string> own(args.begin(), separator);
-  std::vector<std::string> reversed(own.rbegin(), own.rend());  // CLI11 parses a reversed vector
   try {
-    cli.parse(reversed);
+    settings.server.argv = parse_options_then_command(cli, args);
   } catch (const CLI::CallForHelp&) {
     std::fputs(cli.help().c_str(), stdout);
     return error{""};
@@ -89,9 +89,9 @@ result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
     return error{e.what()};
   }
   if (settings.server.argv.empty() && !settings.upstream.enabled())
-    return error{"no server command: use mcp-warden [options] -- COMMAND [ARGS...] or --upstream URL"};
+    return error{"no server command: use mcp-warden [options] [--] COMMAND [ARGS...] or --upstream URL"};
   if (!settings.server.argv.empty() && settings.upstream.enabled())
-    return error{"give either --upstream URL or -- COMMAND, not both"};
+    return error{"give either --upstream URL or COMMAND, not both"};
   for (const auto& pair : env_pairs) {
     const auto eq = pair.find('=');
     if (eq == std::string::npos || eq == 0) return error{"--env expects NAME=VALUE, got '" + pair + "'"};
@@ -154,6 +154,65 @@ int open_server_log(const std::string& path) {
   return fd;
 }
 
+// The server could not be started: the reason goes to stderr at once as one line, and the
+// client's first request (its initialize) gets it as a JSON-RPC error, so that the client can
+// show why instead of "connection closed". Then we exit 127; notifications and responses before
+// that request are ignored, and EOF ends the wait.
+int answer_start_failure(const std::string& reason, const proxy_settings& settings) {
+  const std::string line = "cannot start the server: " + reason;
+  std::fprintf(stderr, "mcp-warden: %s\n", line.c_str());
+  if (!settings.log_file.empty()) spdlog::error("{}", line);
+  constexpr int exit_not_started = 127;
+  const std::size_t limit = settings.session.max_message_bytes;
+  proxy::parse_limits limits;
+  limits.max_depth = settings.session.max_depth;
+  std::string pending;
+  bool oversize = false;  // skipping the rest of a line longer than the limit
+  char chunk[65536];
+  for (;;) {
+    const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return exit_not_started;
+    std::string_view data(chunk, static_cast<std::size_t>(n));
+    while (!data.empty()) {
+      const auto newline = data.find('\n');
+      const std::string_view piece = data.substr(0, newline);
+      if (!oversize) pending.append(piece);
+      if (pending.size() > limit) {
+        oversize = true;
+        pending.clear();
+      }
+      if (newline == std::string_view::npos) break;
+      data.remove_prefix(newline + 1);
+      const bool skipped = std::exchange(oversize, false);
+      std::string text = std::exchange(pending, {});
+      if (skipped) continue;
+      const auto parsed = proxy::parse_message(text, limits);
+      if (!parsed.ok) continue;
+      std::string answer;
+      const auto refuse = [&](const proxy::message& request) {
+        return proxy::error_response(request.id, proxy::error_codes::server_unavailable, "mcp-warden " + line);
+      };
+      if (parsed.value.kind == proxy::message_kind::request) {
+        answer = refuse(parsed.value);
+      } else if (parsed.value.kind == proxy::message_kind::batch) {
+        for (const auto& item : parsed.value.items)
+          if (item.kind == proxy::message_kind::request) answer += (answer.empty() ? "[" : ",") + refuse(item);
+        if (!answer.empty()) answer += "]";
+      }
+      if (answer.empty()) continue;
+      answer += '\n';
+      for (std::size_t written = 0; written < answer.size();) {
+        const ssize_t w = ::write(STDOUT_FILENO, answer.data() + written, answer.size() - written);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return exit_not_started;
+        written += static_cast<std::size_t>(w);
+      }
+      return exit_not_started;
+    }
+  }
+}
+
 int run_proxy(proxy_settings settings) {
   std::signal(SIGPIPE, SIG_IGN);
   const restore_fd_flags stdin_flags(STDIN_FILENO);
@@ -190,10 +249,7 @@ int run_proxy(proxy_settings settings) {
     settings.server.stderr_fd = server_log;
     auto child = transports::spawn_child(context.get_executor(), settings.server);
     if (server_log >= 0) ::close(server_log);
-    if (!child) {
-      spdlog::error("cannot start the server: {}", child.error_message());
-      return 127;
-    }
+    if (!child) return answer_start_failure(child.error_message(), settings);
     spdlog::info("mcp-warden {} started server pid {}: {}", version, (*child)->pid(),
                  transports::describe_argv(settings.server.argv));
     server = std::move(*child);

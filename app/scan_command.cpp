@@ -1,7 +1,7 @@
 // mcp-warden scan | rules | explain: the surface analysis engine from the command line.
 //
 //   scan [--format text|json|sarif|markdown|html] [-o FILE] [--fail-on SEVERITY] [--min-grade G]
-//        [--timeout S] [--save-surface FILE] [--color|--no-color] (--manifest FILE ... | -- COMMAND [ARGS...])
+//        [--timeout S] [--save-surface FILE] [--color|--no-color] (--manifest FILE ... | [--] COMMAND [ARGS...])
 //
 // Exit codes: 0 clean or below the gate, 1 gate failed, 2 usage or input error, 3 the server could
 // not be started or enumerated.
@@ -19,6 +19,7 @@
 #include "analysis/engine.hpp"
 #include "analysis/report.hpp"
 #include "analysis/text.hpp"
+#include "app/command_line.hpp"
 #include "app/commands.hpp"
 #include "app/upstream_options.hpp"
 #include "app/html_report.hpp"
@@ -48,13 +49,6 @@ struct scan_options {
   bool color = false, no_color = false;
   std::vector<std::string> command;
 };
-
-// Everything after the first "--" is the server's argv, passed exactly.
-std::pair<std::vector<std::string>, std::vector<std::string>> split_command(const std::vector<std::string>& args) {
-  auto dash = std::find(args.begin(), args.end(), "--");
-  if (dash == args.end()) return {args, {}};
-  return {std::vector<std::string>(args.begin(), dash), std::vector<std::string>(dash + 1, args.end())};
-}
 
 result<server_input> load_manifest(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -105,9 +99,7 @@ bool write_output(const std::string& path, const std::string& content) {
 }  // namespace
 
 int run_scan_command(const std::vector<std::string>& args) {
-  auto [own, command] = split_command(args);
   scan_options opt;
-  opt.command = command;
   CLI::App app{"Analyse an MCP server's surface: tool poisoning, hidden Unicode, toxic flows, shadowing.", "mcp-warden scan"};
   app.add_option("--format", opt.format, "Report format")->check(CLI::IsMember({"text", "json", "sarif", "markdown", "html"}));
   app.add_option("-o,--output", opt.output, "Write the report to FILE instead of stdout");
@@ -120,12 +112,12 @@ int run_scan_command(const std::vector<std::string>& args) {
   app.add_flag("--no-color", opt.no_color, "Never colour text output");
   upstream_settings upstream;
   add_upstream_options(app, upstream);
-  app.footer("Live scan: mcp-warden scan [options] -- COMMAND [ARGS...]  |  --upstream URL\n"
+  app.footer("Live scan: mcp-warden scan [options] [--] COMMAND [ARGS...]  |  --upstream URL\n"
+             "  (options end at '--' or at COMMAND, the first word that is not one of them)\n"
              "Client configs: mcp-warden scan [options] --config FILE | --all-configs (docs/clients.md)\n"
              "Exit codes: 0 clean or below the gate, 1 gate failed, 2 usage or input error, 3 server could not be enumerated.");
-  std::vector<std::string> reversed(own.rbegin(), own.rend());
   try {
-    app.parse(reversed);
+    opt.command = parse_options_then_command(app, args);
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return exit_clean;
@@ -140,9 +132,9 @@ int run_scan_command(const std::vector<std::string>& args) {
   if (!opt.min_grade.empty() && (opt.min_grade.size() != 1 || std::string("ABCDFabcdf").find(opt.min_grade[0]) == std::string::npos))
     return usage_error("scan: --min-grade must be one of A, B, C, D, F (got '" + opt.min_grade + "')");
   if (opt.manifests.empty() && opt.command.empty() && !upstream.enabled())
-    return usage_error("scan: nothing to scan; give --manifest FILE, --upstream URL or -- COMMAND [ARGS...]");
+    return usage_error("scan: nothing to scan; give --manifest FILE, --upstream URL or [--] COMMAND [ARGS...]");
   if (upstream.enabled() && !opt.command.empty())
-    return usage_error("scan: give either --upstream URL or -- COMMAND, not both");
+    return usage_error("scan: give either --upstream URL or COMMAND, not both");
 
   std::vector<server_input> inputs;
   for (const auto& path : opt.manifests) {

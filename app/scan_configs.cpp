@@ -22,6 +22,7 @@
 #include "analysis/engine.hpp"
 #include "analysis/report.hpp"
 #include "app/clients.hpp"
+#include "app/command_line.hpp"
 #include "app/html_report.hpp"
 #include "app/logging.hpp"
 #include "proxy/enumerate.hpp"
@@ -29,14 +30,6 @@
 namespace warden::app {
 
 namespace fs = std::filesystem;
-
-bool is_config_scan(const std::vector<std::string>& args) {
-  for (const auto& arg : args) {
-    if (arg == "--") return false;
-    if (arg == "--config" || arg == "--all-configs" || arg.rfind("--config=", 0) == 0) return true;
-  }
-  return false;
-}
 
 namespace {
 
@@ -294,15 +287,17 @@ int grade_rank(char grade) {
   return at == std::string::npos ? 4 : static_cast<int>(at);
 }
 
-}  // namespace
-
-int run_config_scan_command(const std::vector<std::string>& args) {
-  CLI::App cli{"Scan every MCP server named in client configs, live, then analyse them together.", "mcp-warden scan"};
+struct config_scan_options {
   std::vector<std::string> config_files;
   bool all_configs = false, include_disabled = false, color = false, no_color = false;
   std::string home, project, format = "text", output, fail_on, min_grade;
   double timeout_seconds = 30;
   std::size_t jobs = 4;
+};
+
+void add_config_scan_options(CLI::App& cli, config_scan_options& o) {
+  auto& [config_files, all_configs, include_disabled, color, no_color, home, project, format, output, fail_on, min_grade,
+         timeout_seconds, jobs] = o;
   cli.add_option("--config", config_files, "Client config file (repeatable)");
   cli.add_flag("--all-configs", all_configs, "Every config `mcp-warden discover` finds");
   cli.add_option("--home", home, "Home directory to discover configs in (default $HOME)");
@@ -316,6 +311,28 @@ int run_config_scan_command(const std::vector<std::string>& args) {
   cli.add_flag("--include-disabled", include_disabled, "Also scan entries the config disables");
   cli.add_flag("--color", color, "Colour text output even when not writing to a terminal");
   cli.add_flag("--no-color", no_color, "Never colour text output");
+}
+
+}  // namespace
+
+// A config scan names --config or --all-configs among its options and no COMMAND: in
+// `scan node server.js --config x` the --config is the server's.
+bool is_config_scan(const std::vector<std::string>& args) {
+  CLI::App cli;
+  config_scan_options unused;
+  add_config_scan_options(cli, unused);
+  auto split = config::split_command_line(args, option_lookup_of(cli));
+  if (!split || split->separator || !split->command.empty()) return false;
+  return std::any_of(split->given.begin(), split->given.end(),
+                     [](const std::string& name) { return name == "--config" || name == "--all-configs"; });
+}
+
+int run_config_scan_command(const std::vector<std::string>& args) {
+  CLI::App cli{"Scan every MCP server named in client configs, live, then analyse them together.", "mcp-warden scan"};
+  config_scan_options options;
+  add_config_scan_options(cli, options);
+  auto& [config_files, all_configs, include_disabled, color, no_color, home, project, format, output, fail_on, min_grade,
+         timeout_seconds, jobs] = options;
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     cli.parse(reversed);

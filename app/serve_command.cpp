@@ -1,4 +1,4 @@
-// mcp-warden serve --listen HOST:PORT [options] (-- COMMAND... | --upstream URL): an HTTP front
+// mcp-warden serve --listen HOST:PORT [options] ([--] COMMAND... | --upstream URL): an HTTP front
 // (Streamable HTTP on /mcp, legacy SSE on /sse + /message) with one proxied session per client.
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include "app/command_line.hpp"
 #include "app/commands.hpp"
 #include "app/logging.hpp"
 #include "app/memory_return.hpp"
@@ -50,13 +51,12 @@ result<std::string> read_token_file(const std::string& path) {
   return token;
 }
 
+// Options end at "--" or at COMMAND, as for the stdio proxy (app/command_line.hpp).
 result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
-  const auto separator = std::find(args.begin(), args.end(), "--");
   serve_settings settings;
-  settings.server.argv.assign(separator == args.end() ? args.end() : separator + 1, args.end());
-
   CLI::App cli{"mcp-warden serve: an HTTP front for an MCP server, one proxied session per client.\n"
-               "Usage: mcp-warden serve [--listen 127.0.0.1:8080] [options] (-- COMMAND [ARGS...] | --upstream URL)"};
+               "Usage: mcp-warden serve [--listen 127.0.0.1:8080] [options] ([--] COMMAND [ARGS...] | --upstream URL)\n"
+               "Options end at '--' or at COMMAND, the first word that is not one of them."};
   auto& f = settings.front;
   auto& s = settings.session;
   std::string listen = "127.0.0.1:8080";
@@ -88,10 +88,8 @@ result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
   add_upstream_options(cli, settings.upstream);
   add_policy_options(cli, settings.policy);
 
-  std::vector<std::string> own(args.begin(), separator);
-  std::vector<std::string> reversed(own.rbegin(), own.rend());
   try {
-    cli.parse(reversed);
+    settings.server.argv = parse_options_then_command(cli, args);
   } catch (const CLI::CallForHelp&) {
     std::fputs(cli.help().c_str(), stdout);
     return error{""};
@@ -99,7 +97,7 @@ result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
     return error{e.what()};
   }
   if (settings.server.argv.empty() == !settings.upstream.enabled())
-    return error{"give the server as -- COMMAND [ARGS...] or as --upstream URL (one of them)"};
+    return error{"give the server as [--] COMMAND [ARGS...] or as --upstream URL (one of them)"};
   const auto colon = listen.rfind(':');
   if (colon == std::string::npos) return error{"--listen expects HOST:PORT, got '" + listen + "'"};
   f.listen_host = listen.substr(0, colon);

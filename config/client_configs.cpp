@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/command_line.hpp"
 #include "config/toml_subset.hpp"
 
 namespace warden::config {
@@ -288,23 +289,30 @@ class json_entry_reader {
     return entry;
   }
 
-  // A command that is mcp-warden: split its argv at the first "--".
+  // A command that is mcp-warden: its argv split where the proxy splits it (config/command_line.hpp).
+  // One mcp-warden could not run (an option without its value) is left as an ordinary entry.
   static void find_wrapped(server_entry& entry) {
     if (entry.argv.empty() || !is_warden_command(entry.argv.front())) return;
-    for (std::size_t i = 1; i < entry.argv.size(); ++i) {
-      if (entry.argv[i] == "--") {
-        entry.wrapped = true;
-        entry.warden_args.assign(entry.argv.begin() + 1, entry.argv.begin() + static_cast<std::ptrdiff_t>(i));
-        entry.inner_argv.assign(entry.argv.begin() + static_cast<std::ptrdiff_t>(i) + 1, entry.argv.end());
-        return;
-      }
-      if (entry.argv[i] == "--upstream" && i + 1 < entry.argv.size()) {
-        // A remote server fronted by mcp-warden: no inner argv, the URL is the server.
-        entry.wrapped = true;
-        entry.warden_args.assign(entry.argv.begin() + 1, entry.argv.end());
-        entry.url = entry.argv[i + 1];
-      }
+    const std::vector<std::string> args(entry.argv.begin() + 1, entry.argv.end());
+    auto split = split_command_line(args, proxy_entry_options());
+    if (!split) return;
+    for (std::size_t i = 0; i < split->options.size(); ++i) {
+      const std::string& word = split->options[i];
+      if (word.starts_with("--upstream=")) entry.url = word.substr(11);
+      else if (word == "--upstream" && i + 1 < split->options.size()) entry.url = split->options[i + 1];
     }
+    if (!entry.url.empty() && split->command.empty()) {
+      // A remote server fronted by mcp-warden: no inner argv, the URL is the server.
+      entry.wrapped = true;
+      entry.warden_args = args;
+      return;
+    }
+    entry.url.clear();
+    if (split->command.empty()) return;
+    entry.wrapped = true;
+    entry.warden_args = std::move(split->options);
+    entry.inner_argv = std::move(split->command);
+    entry.inner_at = args.size() - entry.inner_argv.size();
   }
 
  private:

@@ -74,10 +74,12 @@ struct server_entry {
   std::string url;                   // http / sse
   std::map<std::string, std::string> headers;
   bool disabled = false;
-  // Already running under mcp-warden: its options (before "--") and the original argv (after).
+  // Already running under mcp-warden: its options and the original argv, split as the proxy splits
+  // its own argv ([options] [--] COMMAND...); inner_at is the index in "args" of the original command.
   bool wrapped = false;
   std::vector<std::string> warden_args;
   std::vector<std::string> inner_argv;
+  std::size_t inner_at = 0;
   std::string note;                  // why this entry cannot be wrapped or scanned, if so
 
   // Editing anchors: the command string and the args array (when present) as located in the file.

@@ -64,13 +64,6 @@ const server_entry* find_entry(const client_config* config, const std::string& u
   return nullptr;
 }
 
-// The item index of the first "--" in a wrapped entry's args, or npos.
-std::size_t separator_index(const located_value& args) {
-  for (std::size_t i = 0; i < args.items.size(); ++i)
-    if (args.items[i].is_string() && args.items[i].text == "--") return i;
-  return std::string::npos;
-}
-
 // The text that replaces a remote entry: a stdio entry running mcp-warden --upstream.
 std::string fronted_entry_text(const client_config& config, const server_entry& entry,
                                const std::vector<std::string>& warden_args, const std::string& warden_path) {
@@ -133,12 +126,12 @@ result<rewrite> wrap_config(const client_config& config, const wrap_options& opt
     } else if (entry.wrapped) {
       outcome.action = entry_action::already_wrapped;
       if (entry.warden_args != wanted) {
-        const std::size_t sep = entry.args_value ? separator_index(*entry.args_value) : std::string::npos;
-        if (sep == std::string::npos) {
+        if (entry.inner_argv.empty() || !entry.args_value) {
           outcome.note = "fronted remote server: unwrap and wrap again to change mcp-warden's options";
         } else {
-          // Replace only what sits before "--"; the original entry after it stays as it is.
-          edits.push_back({entry.args_value->begin + 1, entry.args_value->items[sep].begin, quoted_list_prefix(wanted)});
+          // Replace only the options (and a "--" after them); the original entry stays as it is.
+          edits.push_back({entry.args_value->begin + 1, entry.args_value->items[entry.inner_at].begin,
+                           quoted_list_prefix(wanted) + "\"--\", "});
           outcome.action = entry_action::options_updated;
           std::vector<std::string> argv{entry.argv.front()};
           argv.insert(argv.end(), wanted.begin(), wanted.end());
@@ -219,9 +212,8 @@ result<rewrite> unwrap_config(const client_config& config, const client_config* 
     }
     const located_value& command = *entry.command_value;
     const located_value& args = *entry.args_value;
-    const std::size_t sep = separator_index(args);
     const server_entry* before = find_entry(backup, keys[index]);
-    if (sep == std::string::npos || sep + 1 >= args.items.size()) {
+    if (entry.inner_argv.empty()) {
       // A fronted remote entry: the backup holds its original text.
       if (before && !before->wrapped && backup) {
         edits.push_back({entry.location_begin, entry.location_end,
@@ -250,18 +242,18 @@ result<rewrite> unwrap_config(const client_config& config, const client_config* 
         outcome.note = "no backup entry: restored from the --upstream arguments";
       } else {
         outcome.action = entry_action::skipped;
-        outcome.note = "wrapped entry without an original command after \"--\"";
+        outcome.note = "wrapped entry without an original command";
       }
       out.outcomes.push_back(std::move(outcome));
       continue;
     }
-    const located_value& original_command = args.items[sep + 1];
+    const located_value& original_command = args.items[entry.inner_at];
     edits.push_back({command.begin, command.end, std::string(slice(text, original_command.begin, original_command.end))});
-    if (sep + 2 < args.items.size()) {
+    if (entry.inner_at + 1 < args.items.size()) {
       // wrap inserted `OPTS..., "--", C, ` right after '['.
       const std::size_t cut = slice(text, original_command.end, original_command.end + 2) == ", "
                                   ? original_command.end + 2
-                                  : args.items[sep + 2].begin;
+                                  : args.items[entry.inner_at + 1].begin;
       edits.push_back({args.begin + 1, cut, ""});
     } else {
       // C is the last element: either args was empty, or wrap inserted the whole member.

@@ -715,8 +715,11 @@ asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_
     auto created = create_session(session_kind::streamable);
     if (!created) {
       spdlog::error("cannot start a server for a new session: {}", created.error_message());
-      co_return co_await send_error(stream, req, http::status::bad_gateway, -32000,
-                                    "mcp-warden cannot start the server: " + created.error_message());
+      // The answer to the client's initialize, with its id: the cause is what the client shows.
+      auto res = make_response(req, http::status::bad_gateway,
+                               jsonrpc_error_body(-32000, "mcp-warden cannot start the server: " + created.error_message(),
+                                                  summary.request_ids.empty() ? json(nullptr) : summary.request_ids.front()));
+      co_return co_await send(stream, std::move(res));
     }
     s = *created;
     s->protocol_version = summary.init_version;

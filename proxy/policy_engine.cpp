@@ -126,7 +126,9 @@ void policy_engine::judge_items(const analysis::server_surface& surface) {
     if (policy_.surface.hide_at && covered) {
       for (const auto& f : report.findings) {
         if (f.item != name || f.location.rfind(prefix, 0) != 0) continue;
-        if (f.level < *policy_.surface.hide_at || !hides_family(f)) continue;
+        // Hiding an honest tool breaks the user's work: only a confident finding hides; lesser ones
+        // are reported (and a policy may still `ask` on the tool's calls).
+        if (f.level < *policy_.surface.hide_at || f.confidence < 0.7 || !hides_family(f)) continue;
         if (v.hide_reason.empty()) v.hide_reason = "surface finding " + f.rule_id + " (" + std::string(analysis::to_string(f.level)) + ") at " + f.location;
       }
     }

@@ -8,6 +8,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -190,6 +192,20 @@ std::vector<char*> c_strings(std::vector<std::string>& words) {
   return out;
 }
 
+// execve's ENOENT for a file that exists means its "#!" interpreter does not: say so, instead of
+// a "No such file or directory" that seems to contradict itself.
+std::string explain_exec_failure(const std::string& path, int exec_errno) {
+  std::string reason = "cannot execute '" + path + "': " + std::strerror(exec_errno);
+  if (exec_errno != ENOENT) return reason;
+  std::ifstream in(path, std::ios::binary);
+  std::string first_line;
+  if (!in || !std::getline(in, first_line) || !first_line.starts_with("#!")) return reason;
+  std::string_view rest = std::string_view(first_line).substr(2);
+  while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+  const std::string interpreter(rest.substr(0, rest.find_first_of(" \t\r")));
+  return reason + " (its interpreter '" + interpreter + "' was not found)";
+}
+
 }  // namespace
 
 result<std::unique_ptr<child_process>> spawn_child(asio::any_io_executor executor,
@@ -241,7 +257,7 @@ result<std::unique_ptr<child_process>> spawn_child(asio::any_io_executor executo
     ::waitpid(pid, &status, 0);
     ::close(in_pipe[1]);
     ::close(out_pipe[0]);
-    return error{"cannot execute '" + *executable + "': " + std::strerror(exec_errno)};
+    return error{explain_exec_failure(*executable, exec_errno)};
   }
   return std::unique_ptr<child_process>(
       std::make_unique<spawned_child>(executor, pid, in_pipe[1], out_pipe[0], spec.max_message_bytes));

@@ -171,6 +171,31 @@ TEST_CASE("wrap: already wrapped entries are never wrapped twice; options are up
   }
 }
 
+TEST_CASE("wrap: hand-written entries without \"--\" are read as the proxy reads its argv") {
+  const std::string hand =
+      R"({"mcpServers": {"a": {"command": "mcp-warden", "args": ["--policy", "one.json", "--no-enumerate", "npx", "-y", "x", "--", "--policy"]}}})";
+  const auto config = parse(hand);
+  REQUIRE(config.servers[0].wrapped);
+  CHECK(config.servers[0].warden_args == std::vector<std::string>{"--policy", "one.json", "--no-enumerate"});
+  CHECK(config.servers[0].inner_argv == std::vector<std::string>{"npx", "-y", "x", "--", "--policy"});
+  SUBCASE("wrap leaves it alone: never wrapped twice") {
+    auto again = wrap_config(config, options({"--policy", "one.json", "--no-enumerate"}));
+    REQUIRE(again);
+    CHECK_FALSE(again->changed);
+    CHECK(again->outcomes[0].action == entry_action::already_wrapped);
+  }
+  SUBCASE("other options: they are replaced and a \"--\" goes before the original command") {
+    CHECK(wrapped_text(config, options({"--policy", "two.json"})) ==
+          R"({"mcpServers": {"a": {"command": "mcp-warden", "args": ["--policy", "two.json", "--", "npx", "-y", "x", "--", "--policy"]}}})");
+  }
+  SUBCASE("unwrap restores the original command and its args, the server's own \"--\" included") {
+    CHECK(unwrapped_text(config) == R"({"mcpServers": {"a": {"command": "npx", "args": ["-y", "x", "--", "--policy"]}}})");
+  }
+  SUBCASE("an option without its value: not an entry mcp-warden runs, so not wrapped") {
+    CHECK_FALSE(parse(R"({"mcpServers": {"a": {"command": "mcp-warden", "args": ["--policy"]}}})").servers[0].wrapped);
+  }
+}
+
 TEST_CASE("wrap: per-server audit logs") {
   const auto config = parse(R"({"mcpServers": {"my server/1": {"command": "s"}}})");
   wrap_options o = options();
