@@ -309,6 +309,11 @@ def load_banks(split):
     return b
 
 
+# structural keys of the banks: operation names, JSON-schema scaffolding, URL shapes; they are
+# not phrases and may coincide between the halves
+STRUCTURAL_KEYS = {"op", "type", "letters", "label", "required", "url_templates"}
+
+
 def bank_strings(obj, out, key=""):
     if isinstance(obj, str):
         out.append((key, obj))
@@ -317,12 +322,17 @@ def bank_strings(obj, out, key=""):
             bank_strings(x, out, key)
     elif isinstance(obj, dict):
         for k in sorted(obj):
+            if k in STRUCTURAL_KEYS:
+                continue
             bank_strings(obj[k], out, key + "/" + k)
 
 
 def norm_phrase(s):
-    s = SLOT_RE.sub("", s).lower()
-    return re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", s)).strip()
+    """Words only (case, punctuation and slots ignored); short strings keep their punctuation,
+    so that `<SYSTEM>` and `[SYSTEM]` count as different wrappers."""
+    raw = re.sub(r"\s+", " ", SLOT_RE.sub("", s).lower()).strip()
+    words = re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", raw)).strip()
+    return words if len(words.split()) >= 3 else raw
 
 
 def check_disjoint(banks):
@@ -344,7 +354,36 @@ def check_disjoint(banks):
             print("  shared phrase (%s / %s): %r" % (seen["dev"][c], seen["sealed"][c], c),
                   file=sys.stderr)
         die("%d phrases occur in both the dev and the sealed banks" % len(common))
+    near = near_duplicates(banks)
+    for j, a, b in near[:10]:
+        print("  warning: similar phrases across the halves (%.2f): %r / %r" % (j, a, b),
+              file=sys.stderr)
     return {s: len(seen[s]) for s in SPLITS}
+
+
+def near_duplicates(banks, threshold=0.6):
+    """Pairs of dev/sealed phrases whose content words overlap a lot (a hint of a phrase
+    rewritten by substitution rather than written anew)."""
+    stop = {"the", "and", "for", "with", "this", "that", "you", "your", "any", "all", "are",
+            "from", "into", "its", "not", "use"}
+
+    def words(s):
+        return set(re.findall(r"[a-z]{3,}", SLOT_RE.sub(" ", s).lower())) - stop
+    sets = {}
+    for split in SPLITS:
+        strs = []
+        for name in BANK_FILES:
+            bank_strings(banks[split][name], strs, name)
+        sets[split] = [(s, words(s)) for _, s in strs]
+        sets[split] = [(s, w) for s, w in sets[split] if len(w) >= 4]
+    out = []
+    for a, wa in sets["dev"]:
+        for b, wb in sets["sealed"]:
+            j = len(wa & wb) / float(len(wa | wb))
+            if j >= threshold:
+                out.append((j, a, b))
+    out.sort(key=lambda x: -x[0])
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1150,7 +1189,9 @@ def render_body(b, sl, inject=None, position="append", rng=None):
     is_json = b.get("json", False)
     if "{embed}" in text:
         if inject is not None and position == "embed":
-            t = json.dumps(inject, ensure_ascii=False)[1:-1] if is_json else inject
+            t = ("\n" + inject + "\n") if ("\n" in inject or inject.lstrip()[:1] in "<[#`{") \
+                else (" " + inject + " ")
+            t = json.dumps(t, ensure_ascii=False)[1:-1] if is_json else t
             text = text.replace("{embed}", t)
         else:
             text = text.replace("{embed}", b.get("embed_default", ""))
@@ -1269,7 +1310,18 @@ def honest_slots(gen, rng, surface, tool):
     return sl
 
 
-def make_honest(gen, rng, family, case_no, place_cycle, reg_cycle):
+def honest_register(text):
+    """The register an honest sentence is written in, judged from its form."""
+    if re.match(r"\s*(<[A-Za-z]|#|\[)", text):
+        return "tagged"
+    if re.match(r"\s*(error|err\b|http \d{3}|\d{3}\b)", text, re.I):
+        return "fake-error"
+    if re.search(r"\b(IMPORTANT|MUST|NEVER|ALWAYS|CRITICAL|WARNING|REQUIRED|NOTE|CAUTION)\b", text):
+        return "policy"
+    return "plain"
+
+
+def make_honest(gen, rng, family, case_no, place_cycle):
     H = gen.B["honest"]
     for _attempt in range(16):
         carrier = rng.choice(gen.carriers)
@@ -1295,24 +1347,23 @@ def make_honest(gen, rng, family, case_no, place_cycle, reg_cycle):
             injected = [{"location": base, "text": cp["name"]},
                         {"location": base + ".description", "text": text}]
             place = "honest-param"
-            register = "policy" if re.search(r"\b(MUST|NEVER|ALWAYS|IMPORTANT)\b", text) else \
-                "plain"
+            register = honest_register(text)
             note = "honest credential parameter %s on %s" % (cp["name"], tool["name"])
         else:
             if family == "multilingual-honest":
                 lang = rng.choice(sorted(H["multilingual"]))
                 pool = H["multilingual"][lang]
-                register, variant = "multilingual", lang
             else:
                 pool = H[family]
-                register = next(reg_cycle[family]) if family in reg_cycle else "plain"
             t = pick_usable(rng, pool, sl, family)
             if t is None:
                 continue
             text = fill(t, sl)
             tagged = bool(re.match(r"\s*(<|#|\[)", text))
-            if family == "examples-tags":
-                register = "tagged"
+            if family == "multilingual-honest":
+                register, variant = "multilingual", lang
+            else:
+                register = honest_register(text)
             if place == "param-description":
                 props = props_of(tool)
                 if not props:
@@ -1387,8 +1438,7 @@ def make_honest_result(gen, rng, case_no):
         if key in gen.used_texts:
             continue
         gen.used_texts.add(key)
-        register = "fake-error" if re.match(r"\s*(error|err\b|\d{3}\b)", note, re.I) else (
-            "tagged" if re.match(r"\s*[<\[#]", note) else "plain")
+        register = honest_register(note)
         return {
             "id": "gen-%s-honest-results-%05d" % (gen.split, case_no),
             "label": "benign",
@@ -1470,14 +1520,6 @@ def generate_split(split, banks, carriers):
                   file=sys.stderr)
         cases[family] = out
     # honest
-    reg_cycle = {
-        "loud-usage-notes": cycle(("plain", "policy", "plain", "tagged")),
-        "doc-imperatives": cycle(("policy", "plain")),
-        "stop-and-ask": cycle(("plain", "policy")),
-        "own-tool-routing": cycle(("plain",)),
-        "legit-sequencing": cycle(("plain", "policy")),
-        "security-tooling": cycle(("plain", "policy")),
-    }
     for family, n in HONEST_PLAN:
         rng = random.Random("mcp-warden-gen:%s:%s" % (split, family))
         out = []
@@ -1488,7 +1530,7 @@ def generate_split(split, banks, carriers):
             if family == "honest-results":
                 case = make_honest_result(gen, rng, len(out) + 1)
             else:
-                case = make_honest(gen, rng, family, len(out) + 1, places, reg_cycle)
+                case = make_honest(gen, rng, family, len(out) + 1, places)
             if case is None:
                 misses += 1
                 continue
