@@ -154,10 +154,10 @@ int open_server_log(const std::string& path) {
   return fd;
 }
 
-// The server could not be started: the reason goes to stderr at once as one line, and the
-// client's first request (its initialize) gets it as a JSON-RPC error, so that the client can
-// show why instead of "connection closed". Then we exit 127; notifications and responses before
-// that request are ignored, and EOF ends the wait.
+// The server could not be started: the reason goes to stderr at once as one line, and every
+// request of the client (its initialize; Claude Code first probes with server/discover) gets it
+// as a JSON-RPC error, so that the client shows why instead of "connection closed". When the
+// client closes our stdin we exit 127. Notifications and responses are ignored.
 int answer_start_failure(const std::string& reason, const proxy_settings& settings) {
   const std::string line = "cannot start the server: " + reason;
   std::fprintf(stderr, "mcp-warden: %s\n", line.c_str());
@@ -205,10 +205,9 @@ int answer_start_failure(const std::string& reason, const proxy_settings& settin
       for (std::size_t written = 0; written < answer.size();) {
         const ssize_t w = ::write(STDOUT_FILENO, answer.data() + written, answer.size() - written);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return exit_not_started;
+        if (w <= 0) return exit_not_started;  // the client is gone
         written += static_cast<std::size_t>(w);
       }
-      return exit_not_started;
     }
   }
 }
