@@ -302,13 +302,17 @@ describe('server output, environment, argv', () => {
     } finally { await reap(peer); tmp.cleanup(); }
   });
 
-  test('a command that does not exist: clear error on stderr, non-zero exit', T, async () => {
+  test('a command that does not exist: its initialize gets the cause as an error, one line on stderr, exit 127', T, async () => {
     const peer = startRaw(proxiedArgv({ command: '/nonexistent/mcpw-no-such-server', args: ['x'], env: {} }));
     try {
       peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+      const answer = await peer.waitResponse(1, 8000);
+      assert.equal(answer.error.code, -32000);
+      assert.equal(answer.error.message, "mcp-warden cannot start the server: cannot execute '/nonexistent/mcpw-no-such-server': No such file or directory");
+      peer.endInput();  // the client gives up: only then do we exit
       const exit = await peer.waitExit(8000);
-      assert.notEqual(exit.code, 0, `exit ${JSON.stringify(exit)}`);
-      assert.match(peer.stderr, /mcpw-no-such-server|no such file|not found/i, `stderr: ${peer.stderr}`);
+      assert.equal(exit.code, 127, `exit ${JSON.stringify(exit)}`);
+      assert.equal(peer.stderr, "mcp-warden: cannot start the server: cannot execute '/nonexistent/mcpw-no-such-server': No such file or directory\n");
       for (const b of peer.lines) assert.doesNotThrow(() => JSON.parse(b.toString()), `non-JSON on stdout: ${b}`);
     } finally { await reap(peer); }
   });
