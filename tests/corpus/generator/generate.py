@@ -204,12 +204,15 @@ KNOWN_SLOTS = {
     "url", "email", "ip", "port", "vparam", "value", "what", "probe", "claim", "rival",
     "oparam", "successor", "body", "ref", "code", "reason", "b64", "base", "n", "own", "env",
     "server", "ver", "date", "item", "host", "path", "id", "embed", "q", "extra", "name",
-    "secret_path",
+    "secret_path", "envkey", "idparam", "writer",
 }
 
 
 def usable(template, slots):
     need = slots_of(template) & KNOWN_SLOTS
+    if slots.get("_existing_other") and "other" in need and not need & {"secret", "data",
+                                                                        "secret_path"}:
+        return False
     return all(n in slots for n in need)
 
 
@@ -444,11 +447,14 @@ def load_carrier_dir(d):
     out = []
     for path in sorted(glob.glob(os.path.join(d, "*.json"))):
         stem = os.path.splitext(os.path.basename(path))[0]
-        for k, s in enumerate(surfaces_in_file(path)):
+        found = surfaces_in_file(path)
+        for k, s in enumerate(found):
             cs = clean_surface(s)
             if cs is None:
                 continue
-            sid = str(cs["server"].get("name") or stem)
+            # one surface per file (the real-servers cache): the file names the server, e.g.
+            # its package; several per file (corpus case arrays): the server's own name
+            sid = stem if len(found) == 1 else str(cs["server"].get("name") or stem)
             out.append({"id": "%s#%d" % (stem, k), "server_id": sid, "file": path,
                         "surface": cs})
     return out, d
@@ -844,6 +850,8 @@ def build_surface_injection(gen, rng, family, demand, place, register, variant, 
             demand_key = "send-url"
     if demand == "edit-dotfile" and rng.random() < 0.35:
         demand_key = "export-variable"
+    if demand == "call-tool-first":
+        restrict_dependency(gen, slots, surface)
     if demand == "change-value":
         vps = sorted(k for k in props if value_category(k))
         if not vps:
@@ -1005,6 +1013,15 @@ def build_surface_injection(gen, rng, family, demand, place, register, variant, 
                                                            place, tagged)
     return surface, [{"location": "tools[%d].description" % ti, "text": text}], \
         "%s at %s of %s%s" % (demand_label, actual, tool["name"], extra_note), actual, demand_label
+
+
+def restrict_dependency(gen, slots, surface):
+    """A forced call to a tool that really is on the surface is only unambiguous when the
+    sentence also moves data or a secret into it; mark the slots so that only such templates
+    are usable (the others need the slot `nodata`, absent here)."""
+    names = {t["name"] for t in surface["tools"]}
+    if slots.get("other") in names:
+        slots["_existing_other"] = True
 
 
 def attacker_server(gen, rng):
@@ -1171,15 +1188,33 @@ def build_added_tool(gen, rng, family, place, register, variant, speaker, concea
 # results
 
 
+DESTRUCTIVE_RE = r"(delete|drop|remove|destroy|terminate|kill|purge|force|wipe|reset|revoke|deactivate|cancel|refund|transfer|send|pay|merge|deploy|apply|rm_|_rm)"
+SETUP_RE = r"^(list|search|get|find|describe|show|auth|login|open|start|begin|init|connect|lock|query|read|lookup|fetch|check|status)"
+
+
+def own_tool(rng, surface, tool, prefer_setup=False):
+    """Another tool of the same server to name in honest text: never a destructive one."""
+    others = [t["name"] for t in surface["tools"] if t["name"] != tool["name"]
+              and not re.search(DESTRUCTIVE_RE, t["name"], re.I)]
+    if not others:
+        return None
+    setup = [n for n in others if re.search(SETUP_RE, n, re.I)]
+    if prefer_setup and setup:
+        return rng.choice(setup)
+    return rng.choice(others)
+
+
 def honest_body(gen, rng, surface, tool):
     R = gen.B["results"]
     cat = result_category(tool)
     bodies = R["bodies"].get(cat) or R["bodies"]["generic"]
-    own = [t["name"] for t in surface["tools"] if t["name"] != tool["name"]]
-    sl = {"tool": tool["name"], "own": rng.choice(own) if own else tool["name"],
+    own = own_tool(rng, surface, tool, prefer_setup=True)
+    sl = {"tool": tool["name"],
           "n": rng.randrange(2, 48), "date": "2024-%02d-%02d" % (rng.randrange(1, 13),
                                                                   rng.randrange(1, 29)),
           "id": "%d" % rng.randrange(1000, 99999), "q": "", "server": surface["server"]["name"]}
+    if own:
+        sl["own"] = own
     b = rng.choice(bodies)
     return b, sl, cat
 
@@ -1226,6 +1261,8 @@ def make_malicious_result(gen, rng, family, demand, register, variant, case_no):
                 demand_key = "send-url"
         if demand == "edit-dotfile" and rng.random() < 0.35:
             demand_key = "export-variable"
+        if demand == "call-tool-first":
+            restrict_dependency(gen, slots, surface)
         if demand in ("read-secret", "describe-model") and "param" not in slots:
             slots["param"] = rng.choice(B["results"]["fallback_params"])
         if demand == "change-value":
@@ -1292,12 +1329,21 @@ def make_malicious_result(gen, rng, family, demand, register, variant, case_no):
 def honest_slots(gen, rng, surface, tool):
     H = gen.B["honest"]
     props = props_of(tool)
-    own = [t["name"] for t in surface["tools"] if t["name"] != tool["name"]]
+    own = own_tool(rng, surface, tool, prefer_setup=True)
     sl = {"tool": tool["name"], "server": surface["server"].get("name", "server"),
           "n": rng.choice((5, 10, 20, 25, 50, 100, 200, 500, 1000)),
           "env": rng.choice(H["env_vars"]), "url": rng.choice(H["doc_urls"])}
     if own:
-        sl["own"] = rng.choice(own)
+        sl["own"] = own
+    sl["envkey"] = rng.choice(H["env_keys"])
+    ids = sorted(k for k in props if re.search(r"(^id$|_id$|_key$|^key$|_name$|^name$|slug|_ref$)", k))
+    if ids:
+        sl["idparam"] = rng.choice(ids)
+    if re.search(r"^(get|list|search|read|show|find|describe|fetch|lookup|query)", tool["name"]):
+        writers = [t["name"] for t in surface["tools"] if re.search(
+            r"^(create|update|write|edit|set|add|put|post|save|upsert)", t["name"])]
+        if writers:
+            sl["writer"] = rng.choice(writers)
     if props:
         sl["param"] = rng.choice(sorted(props))
     paths = sorted(k for k in props if value_category(k) == "path")
@@ -1419,12 +1465,16 @@ def make_honest_result(gen, rng, case_no):
         b, sl, cat = honest_body(gen, rng, surface, tool)
         notes = R["honest_notes"]
         pool = notes.get(cat) if cat in notes and rng.random() < 0.5 else notes["generic"]
-        note_t = rng.choice(pool)
+        sl2 = dict(sl, env=rng.choice(gen.B["honest"]["env_vars"]),
+                   envkey=rng.choice(gen.B["honest"]["env_keys"]))
+        ok = [n for n in pool if usable(n["text"] if isinstance(n, dict) else n, sl2)]
+        if not ok:
+            continue
+        note_t = rng.choice(ok)
         alone = False
         if isinstance(note_t, dict):
             alone = note_t.get("alone", False)
             note_t = note_t["text"]
-        sl2 = dict(sl, env=rng.choice(gen.B["honest"]["env_vars"]))
         note = fill(note_t, sl2)
         position = rng.choice(("append", "append", "prepend"))
         if "{embed}" in b["text"] and rng.random() < 0.4:
@@ -1592,6 +1642,17 @@ def validate(out_dir):
                 ids.add(c["id"])
                 if c["split"] != split:
                     problems.append("%s: split mismatch" % c["id"])
+                if c["label"] not in ("malicious", "benign") or not c["injected"]:
+                    problems.append("%s: bad label or nothing injected" % c["id"])
+                if not c["id"].startswith("gen-%s-%s-" % (split, c["family"])):
+                    problems.append("%s: id does not name split and family" % c["id"])
+                texts = [i["text"] for i in c["injected"]] + (
+                    [c["result"]["text"]] if "result" in c else [])
+                for t in texts:
+                    for m in SLOT_RE.finditer(t):
+                        n = m.group(1)
+                        if n[0].lower() + n[1:] in KNOWN_SLOTS:
+                            problems.append("%s: unfilled slot %s" % (c["id"], m.group(0)))
                 for inj in c["injected"]:
                     if inj["location"] == "result":
                         if inj["text"] not in c["result"]["text"] and c["components"].get(
