@@ -240,12 +240,18 @@ def sentences(text):
     return out
 
 
+SAFE_NAME = re.compile(r"^[A-Za-z0-9_$-]+$")
+
+
 def props_of(tool):
+    """The tool's input properties whose names can be written in a location path."""
     sch = tool.get("inputSchema")
     if not isinstance(sch, dict):
         return {}
     p = sch.get("properties")
-    return p if isinstance(p, dict) else {}
+    if not isinstance(p, dict):
+        return {}
+    return {k: v for k, v in p.items() if SAFE_NAME.match(k)}
 
 
 def is_string_prop(p):
