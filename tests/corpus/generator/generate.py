@@ -64,6 +64,7 @@ HONEST_PLAN = [
     ("doc-imperatives", 70),
     ("security-tooling", 60),
     ("multilingual-honest", 40),
+    ("honest-changelog", 50),
     ("honest-results", 150),
 ]
 
@@ -1386,7 +1387,8 @@ def make_honest(gen, rng, family, case_no, place_cycle):
         sl = honest_slots(gen, rng, surface, tool)
         register = "plain"
         variant = ""
-        speaker = rng.choice(("developer", "none", "none"))
+        speaker = "changelog" if family == "honest-changelog" else rng.choice(
+            ("developer", "none", "none"))
         demand = family
         place = next(place_cycle)
         if family == "credential-params":
