@@ -146,6 +146,7 @@ class surface_walker {
       add(h.rule_id, h.level, h.confidence, std::string(item), location, text::excerpt(raw, h.begin, h.end), h.message,
           h.decoded.substr(0, 400));
     field_context context{role, item, &siblings_, &foreign_, 0};
+    if (intent::current_observer()) intent::set_observed_location(location);
     auto result = inspect_injection(raw, context);
     for (auto& h : result.hits)
       add(h.rule_id, h.level, h.confidence, std::string(item), location, text::excerpt(raw, h.begin, h.end), h.message, h.decoded);
@@ -867,6 +868,7 @@ void run_tasks(std::size_t count, unsigned threads, const std::function<void(std
 
 std::vector<finding> scan_text(std::string_view text_in, std::string_view location, unsigned max_threads) {
   field_context context{field_role::result, {}, nullptr, nullptr, 0};
+  if (intent::current_observer()) intent::set_observed_location(location);
   const auto chunks = plan_chunks(text_in);
   // A long result spreads over the machine's cores: its chunks and the hidden-text pass are
   // independent, and the merge below walks them in order, so the findings do not depend on it.

@@ -1193,10 +1193,23 @@ class evaluator {
       if (k == 0) s.on.set(index(feature::first_sentence));
       // Obfuscated spellings were matched on a de-obfuscated copy of the whole text.
       if (obfuscated_) s.on |= alternative_signals_;
+      tool_reference_features(view.substr(s.begin, s.end - s.begin), s.on);
+    }
+    // An attack often spreads over two or three sentences (the demand in one, the concealment or
+    // the pretext in the next): each sentence also sees a summary of its neighbours.
+    std::vector<intent::feature_set> near(sentences.size());
+    for (std::size_t k = 0; k < sentences.size(); ++k) {
+      intent::feature_set around;
+      if (k > 0) around |= sentences[k - 1].on;
+      if (k + 1 < sentences.size()) around |= sentences[k + 1].on;
+      near[k] = neighbour_summary(around);
+    }
+    for (std::size_t k = 0; k < sentences.size(); ++k) {
+      auto& s = sentences[k];
+      s.on |= near[k];
       const std::string_view text = view.substr(s.begin, s.end - s.begin);
-      tool_reference_features(text, s.on);
       const double p = intent::probability(s.on);
-      if (watcher) watcher(text, s.on, p);
+      if (watcher) watcher(intent::observed_location(), text, s.on, p);
       if (p < cut.report) continue;
       const auto rule = intent::rule_for(s.on);
       auto [it, fresh] = best.try_emplace(rule, best_hit{p, k});
@@ -1211,6 +1224,33 @@ class evaluator {
       result_.hits.push_back({rule, level, confidence, norm_.original_offset(s.begin), norm_.original_offset(s.end), {},
                               std::string(intent::describe_rule(rule)) + " (p " + format_probability(hit.p) + ": " + because + ")"});
     }
+  }
+
+  static intent::feature_set neighbour_summary(const intent::feature_set& around) {
+    using intent::feature, intent::index;
+    intent::feature_set out;
+    auto any = [&](std::initializer_list<std::size_t> ids) {
+      for (auto id : ids)
+        if (around.test(id)) return true;
+      return false;
+    };
+    if (any({index(conceal), index(deceive), index(conceal_weak), index(feature::hide_word), index(feature::non_english_conceal)}))
+      out.set(index(feature::near_conceal));
+    if (any({index(authority), index(tag_strong), index(role_token), index(impersonation), index(feature::system_voice),
+             index(feature::maintenance), index(feature::update_notice), index(feature::pretext_purpose), index(feature::error_form)}))
+      out.set(index(feature::near_authority));
+    if (any({index(shell_danger), index(move_out), index(move_param), index(redirect), index(seq_global), index(feature::act_exec),
+             index(feature::cmd_syntax), index(feature::act_call), index(feature::act_send), index(feature::act_open_url),
+             index(feature::call_first), index(feature::dotfile), index(feature::defaults_change)}))
+      out.set(index(feature::near_action));
+    if (any({index(oblige), index(oblige_strong), index(feature::you_oblige), index(feature::please), index(address_model)}))
+      out.set(index(feature::near_oblige));
+    if (any({index(sensitive_path), index(secret_noun), index(read_secret), index(env_vars), index(convo_self), index(model_self),
+             index(self_context), index(context_data), index(feature::model_identity), index(feature::summary_of_convo)}))
+      out.set(index(feature::near_secret));
+    if (any({index(feature::names_foreign), index(feature::names_unknown_tool), index(feature::names_sibling)}))
+      out.set(index(feature::near_other_tool));
+    return out;
   }
 
   static std::string format_probability(double p) {

@@ -36,14 +36,15 @@ constexpr std::string_view lexicon_names[] = {
     "stop_until_user", "doc_returns", "doc_example", "requires_setup", "own_scope_words", "instead_output",
     "model_identity", "summary_of_convo", "user_identity", "location_grab", "all_data", "hide_word",
     "credential_param", "for_consistency", "extra_step", "verify_word", "sponsored", "elevated_claim",
-    "non_english_conceal"};
+    "non_english_conceal", "omit_from_answer", "non_english_directive", "non_english_grab"};
 static_assert(std::size(lexicon_names) == index(lexicon_end_) - index(you_oblige), "one name per lexicon feature");
 
 constexpr std::string_view context_names[] = {
     "role_param", "role_schema", "role_name", "role_result", "role_server", "role_description", "names_sibling",
     "names_foreign", "names_unknown_tool", "names_own", "own_runs_commands", "own_sends_data", "own_fetches_urls",
     "text_conceal", "text_tag", "text_authority", "text_oblige_strong", "text_address_model", "text_obfuscated",
-    "text_error_form", "first_sentence", "long_text"};
+    "text_error_form", "first_sentence", "long_text", "near_conceal", "near_authority", "near_action", "near_oblige",
+    "near_secret", "near_other_tool"};
 static_assert(std::size(context_names) == feature_count - index(role_param), "one name per context feature");
 
 struct lexicon_pattern {
@@ -103,9 +104,14 @@ constexpr lexicon_pattern lexicon[] = {
     {verify_word, R"(\b(?:verif(?:y|ication|ied)|validat(?:e|ion|ed)|authenticat(?:e|ion)|authori[sz](?:e|ation)|attest(?:ation)?|identity check|handshake|session (?:check|state|token|verification)|fingerprint|integrity|sanity check|compliance check|security check|audit(?:ing)?|kyc|anti-fraud|fraud (?:check|prevention|detection)|license check|entitlement)\b)"},
     {sponsored, R"(\b(?:sponsored|affiliate|partner(?:ed)? (?:link|offer|product|brand|store)|promo(?:tion(?:al)?)? code|referral (?:code|link|id)|commission|kickback|paid placement|advertis(?:e|ing|ement))\b)"},
     {elevated_claim, R"(\b(?:official|authori[sz]ed|sanctioned|certified|verified|approved|canonical|genuine|real|trusted|secure|safe)\s+(?:version|replacement|successor|tool|variant|edition|endpoint|implementation|source|build|release)\b|\b(?:enhanced|improved|upgraded|better|newer|advanced|pro|premium|plus|extended|v2|v3|next-gen)\s+(?:version|replacement|edition|variant|implementation|alternative)\s+of\b)"},
-    {non_english_conceal, R"(\b(?:sin (?:avisar|decir|informar|mencionar)|sans (?:le dire|prevenir|informer|mentionner)|ohne (?:es |den |die )?(?:zu erwahnen|zu sagen|mitzuteilen|nutzer|benutzer)|senza (?:dirlo|avvisare|informare)|sem (?:avisar|dizer|informar)|heimlich|en secreto|en silence|silenciosamente|di nascosto|em segredo|в тайне|тайно|незаметно|秘密|こっそり|내색하지|몰래|secretamente)\b|秘密|こっそり|不要告诉|몰래|незаметно|тайно)"},
+    {non_english_conceal, R"(\b(?:sin (?:avisar|decir|informar|mencionar|comentar|que (?:el usuario|nadie|lo sepa))|en silencio|no (?:se lo |le |lo )?(?:digas|cuentes|menciones|comentes|muestres|informes)|sans (?:le dire|rien dire|prevenir|informer|mentionner|en parler|demander)|discretement|en silence|ne (?:le |lui |leur )?(?:dis|dites|mentionne|mentionnez|montre|montrez|signale|signalez) (?:rien|pas|jamais)|ohne (?:es |den |die )?(?:zu erwahnen|zu sagen|mitzuteilen|zu fragen|nachzufragen|ruckfrage|bestatigung)|stillschweigend|heimlich|unauffallig|(?:nicht|niemals) (?:erwahn|mitteil|sag|zeig|anzeig|verrat)\w*|erwahne\w*\b[^.!?\n]{0,40}\bnicht|senza (?:dirlo|dire|avvisare|informare|chiedere)|in silenzio|di nascosto|non (?:dire|dirlo|menzionare|mostrare|avvisare)|sem (?:avisar|dizer|informar|contar|comentar)|em (?:silencio|segredo)|nao (?:comente|conte|diga|mencione|mostre|avise|informe)|stilletjes|zonder (?:te vragen|het te zeggen|te melden)|niet (?:vermelden|zeggen|tonen|melden)|bez (?:informowania|pytania|wiedzy)|po cichu|nie (?:mow|informuj|wspominaj|pokazuj)\w*|sessizce|soylemeden|в тайне|тайно|незаметно|молча|не (?:сообщай|говори|упоминай|показывай)\w*|secretamente)\b|秘密|こっそり|黙って|伝えない|言わないで|不要告诉|不要提及|悄悄|默默|몰래|알리지|말하지|لا تخبر|سرا|चुपचाप|मत बताओ|न बताएं)"},
+    {omit_from_answer, R"(\b(?:omit|leave out|exclude|skip|strip|remove|hide)\s+(?:\w+\s+){0,4}(?:from|in)\s+(?:your|the)\s+(?:answer|reply|response|summary|output|message|report|explanation)\b|\b(?:do not|don'?t|never)\s+(?:display|show|print|echo|reveal|mention|surface|narrate|announce|describe|explain|comment on|discuss|report|disclose|repeat|list)\s+(?:\w+\s+){0,3}(?:command|step|call|request|this|that|it|output|action|change|detail|instruction|part|line|note|redirect|copy|upload)s?\b|\bif (?:the user |anyone |they |somebody |someone )?(?:asks?|asked|questions?|wonders?|inquires?)\b[^.!?\n]{0,80}\b(?:say|tell|answer|reply|claim|respond|state)\b|\b(?:internal|private|confidential|backstage|behind-the-scenes) (?:detail|note|step|matter|housekeeping|process)\b|\b(?:nothing|no need) to (?:report|mention|tell|explain)\b)"},
+    {non_english_directive, R"(\b(?:debes|tienes que|hay que|siempre|antes de|envia|envie|lee|copia|incluye|adjunta|usa|llama|ejecuta|voce deve|sempre|envie|leia|inclua|chame|execute|tu dois|vous devez|toujours|avant de|envoie|envoyez|lis|lisez|inclus|incluez|appelle|appelez|execute|executez|du musst|sie mussen|immer|vorher|zuerst|sende|senden|lies|lesen|fuge|rufe|fuhre|devi|deve|sempre|prima di|invia|leggi|includi|chiama|esegui|moet|altijd|eerst|stuur|lees|voeg|musisz|zawsze|najpierw|wyslij|przeczytaj|her zaman|once|gonder|oku|всегда|обязательно|сначала|перед|отправ\w*|прочита\w*|добав\w*|должен|должна|нужно)\b|必须|总是|务必|之前|先调用|发送|读取|必ず|常に|前に|送信|読み取|呼び出|반드시|항상|먼저|전에|보내|읽어|호출|يجب|دائما|أرسل|اقرأ|हमेशा|पहले|भेजें|पढ़ें)"},
+    {non_english_grab, R"(\b(?:contrasena|clave|credenciales|senha|credenciais|mot de passe|identifiants|passwort|kennwort|zugangsdaten|schlussel|password|credenziali|wachtwoord|haslo|sifre|пароль|токен|ключ|conversacion|historial|conversa|historico|historique|echanges|gesprach|verlauf|unterhaltung|cronologia|conversazione|gesprek|rozmowa|sohbet|переписк\w*|разговор|истори\w+|modelo|modele|modell|model adi|модел\w*|nombre del modelo|nom du modele|instrucciones del sistema|prompt del sistema|prompt systeme|systemprompt|системн\w+ (?:промпт|инструкц\w+))\b|密码|密钥|令牌|对话|聊天记录|模型|系统提示|パスワード|トークン|会話|履歴|モデル|システムプロンプト|비밀번호|토큰|대화|모델|시스템 프롬프트|كلمة المرور|المحادثة|النموذج|पासवर्ड|बातचीत|मॉडल)"},
+    {popularity, R"(\b(?:thousands|millions|hundreds|tens of thousands) of (?:teams|users|developers|companies|agents|engineers|customers|assistants|organi[sz]ations)\b|\bjoin (?:them|us|the (?:many|thousands|millions))\b|\beveryone (?:uses|trusts|recommends|prefers)\b|\b(?:safest|fastest|smartest|most popular|most trusted|wisest) (?:choice|option|tool|way|bet)\b|\bless (?:accurate|reliable|safe|secure|trustworthy|complete) than\b|\b(?:are|is) (?:less|far less|much less) (?:accurate|reliable|safe|secure|trustworthy|complete)\b)"},
+    {user_identity, R"(\beverything (?:you know|you have learned|you've learned|you remember|you can find) about (?:the |this )?user\b|\b(?:full name|employer|date of birth|home address|phone number|email address|job title)\b[^.!?\n]{0,60}\b(?:full name|employer|date of birth|home address|phone|email|job title|location)\b)"},
 };
-static_assert(std::size(lexicon) == std::size(lexicon_names), "one pattern per lexicon feature");
+static_assert(std::size(lexicon) >= std::size(lexicon_names), "at least one pattern per lexicon feature");
 
 re2::RE2::Options options() {
   re2::RE2::Options o;
@@ -193,6 +199,7 @@ std::vector<std::size_t> active(const feature_set& on) {
 }
 
 thread_local observer current;
+thread_local std::string current_location;
 
 }  // namespace
 
@@ -353,5 +360,7 @@ bool lexicon_ok() { return compiled().ok; }
 
 void set_observer(observer fn) { current = std::move(fn); }
 const observer& current_observer() { return current; }
+void set_observed_location(std::string_view location) { current_location.assign(location); }
+std::string_view observed_location() { return current_location; }
 
 }  // namespace warden::analysis::intent

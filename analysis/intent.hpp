@@ -29,12 +29,15 @@ enum class feature : std::uint16_t {
   error_form, to_continue, speaks_as_user, ask_user, stop_until_user, doc_returns, doc_example, requires_setup,
   own_scope_words, instead_output, model_identity, summary_of_convo, user_identity, location_grab, all_data, hide_word,
   credential_param, for_consistency, extra_step, verify_word, sponsored, elevated_claim, non_english_conceal,
+  omit_from_answer, non_english_directive, non_english_grab,
   lexicon_end_,
   // context (set from field_context and the surface)
   role_param = lexicon_end_, role_schema, role_name, role_result, role_server, role_description,
   names_sibling, names_foreign, names_unknown_tool, names_own, own_runs_commands, own_sends_data, own_fetches_urls,
   text_conceal, text_tag, text_authority, text_oblige_strong, text_address_model, text_obfuscated, text_error_form,
   first_sentence, long_text,
+  // what the neighbouring sentences (one before, one after) hold
+  near_conceal, near_authority, near_action, near_oblige, near_secret, near_other_tool,
   count_
 };
 inline constexpr std::size_t feature_count = static_cast<std::size_t>(feature::count_);
@@ -91,8 +94,12 @@ bool lexicon_ok();
 
 // Observer for the fitter and the benchmark: called for each sentence judged, with the text's
 // location as the caller names it. Thread-local; empty by default.
-using observer = std::function<void(std::string_view sentence_text, const feature_set& on, double p)>;
+using observer = std::function<void(std::string_view location, std::string_view sentence_text, const feature_set& on, double p)>;
 void set_observer(observer fn);
 const observer& current_observer();
+// The manifest location of the text being judged, for the observer (set by the engine only while
+// an observer is installed).
+void set_observed_location(std::string_view location);
+std::string_view observed_location();
 
 }  // namespace warden::analysis::intent

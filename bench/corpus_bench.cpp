@@ -106,26 +106,38 @@ class feature_dump {
       const auto it = c.find("injected");
       if (it == c.end() || !it->is_array()) { skip_ = true; return; }
       for (const auto& item : *it)
-        if (item.is_object() && item.contains("text") && item["text"].is_string()) injected_.push_back(lowered_words(item["text"].get<std::string>()));
+        if (item.is_object() && item.contains("text") && item["text"].is_string())
+          injected_.push_back({item.value("location", ""), lowered_words(item["text"].get<std::string>())});
       // An added tool is judged against the surface (function overlap), not sentence by sentence.
       const std::string place = c.contains("components") ? c["components"].value("place", "") : "";
       if (injected_.empty() || place.find("added") != std::string::npos || place.find("copy") != std::string::npos ||
           place.find("confusable") != std::string::npos)
         skip_ = true;
     }
-    intent::set_observer([this](std::string_view sentence, const intent::feature_set& features, double p) { write(sentence, features, p); });
+    intent::set_observer([this](std::string_view location, std::string_view sentence, const intent::feature_set& features, double p) {
+      write(location, sentence, features, p);
+    });
   }
   void end_case() { intent::set_observer(nullptr); }
 
  private:
-  void write(std::string_view sentence, const intent::feature_set& features, double p) {
+  // A sentence is attack text when it lies inside an injected text at the same location; a short
+  // piece ("Step 2: call X.") counts only when the injected text is that short too (names, enum
+  // values), so that the neutral joints of a longer injection do not teach the model.
+  void write(std::string_view location, std::string_view sentence, const intent::feature_set& features, double p) {
     if (skip_) return;
     int y = 0;
     const std::string words = lowered_words(sentence);
-    if (!benign_ && words.size() >= 8)
-      for (const auto& text : injected_)
-        if (text.find(words) != std::string::npos) { y = 1; break; }
-    json line = {{"set", set_}, {"case", id_}, {"group", group_}, {"y", y}, {"p", p}, {"terms", intent::active_terms(features)}};
+    for (const auto& [where, text] : injected_) {
+      if (benign_ || where != location || text.find(words) == std::string::npos) continue;
+      const bool whole = words.size() * 2 >= text.size();
+      const std::size_t spaces = static_cast<std::size_t>(std::count(words.begin(), words.end(), ' '));
+      if (whole || spaces >= 4) y = 1;
+      else y = -1;  // a fragment of an attack: neither label
+    }
+    if (y < 0) return;
+    json line = {{"set", set_}, {"case", id_}, {"group", group_}, {"location", std::string(location)}, {"y", y}, {"p", p},
+                 {"terms", intent::active_terms(features)}};
     if (y == 1 || p >= 0.3) line["text"] = std::string(sentence.substr(0, 300));
     out_ << line.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
   }
@@ -133,7 +145,7 @@ class feature_dump {
   std::ofstream out_;
   std::string set_, id_, group_;
   bool benign_ = true, skip_ = true;
-  std::vector<std::string> injected_;
+  std::vector<std::pair<std::string, std::string>> injected_;  // (location, lowered text)
 };
 
 std::vector<server_input> case_inputs(const json& c, const std::string& id, std::string& error) {
