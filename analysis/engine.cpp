@@ -481,12 +481,37 @@ std::vector<std::string> tool_names(const server_surface& surface) {
   return names;
 }
 
+// A name's look-alike key: its confusable skeleton, lower-cased, without separators and with doubled
+// letters single ("list-meessages" and "list_messages" share one). Two different names with one
+// key are typo-squats of each other.
+std::string loose_name_key(std::string_view name) {
+  std::string out;
+  for (char c : text::skeleton(name)) {
+    const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (l == '-' || l == '_' || l == '.' || l == ' ') continue;
+    if (!out.empty() && out.back() == l) continue;
+    out.push_back(l);
+  }
+  return out;
+}
+
 void shadowing_checks(const std::vector<server_input>& servers, const std::vector<std::string>& display,
                       const std::vector<std::vector<std::string>>& names, std::vector<finding>& findings) {
+  // Look-alike names on one server: an added tool that catches calls meant for its neighbour.
+  for (std::size_t s = 0; s < names.size(); ++s) {
+    std::map<std::string, std::size_t> seen;
+    for (std::size_t i = 0; i < names[s].size() && i < 5000; ++i) {
+      auto [it, fresh] = seen.try_emplace(loose_name_key(names[s][i]), i);
+      if (fresh || names[s][it->second] == names[s][i]) continue;
+      findings.push_back({"shadow.confusable-name", severity::high, 0.9, display[s], names[s][i], "tools" + index_path(i) + ".name",
+                          text::make_visible(names[s][i], 80) + " vs " + text::make_visible(names[s][it->second], 80), {},
+                          "tool name looks the same as '" + text::make_visible(names[s][it->second], 80) + "' on the same server"});
+    }
+  }
   if (servers.size() < 2) return;
   std::vector<std::vector<std::string>> skeletons(names.size());
   for (std::size_t s = 0; s < names.size(); ++s)
-    for (auto& n : names[s]) skeletons[s].push_back(text::skeleton(n));
+    for (auto& n : names[s]) skeletons[s].push_back(loose_name_key(n));
   std::size_t reported = 0;
   for (std::size_t a = 0; a < names.size(); ++a)
     for (std::size_t b = a + 1; b < names.size(); ++b)
@@ -567,10 +592,13 @@ std::set<std::string> description_words(std::string_view text) {
 // description copies the original's; otherwise it is low.
 void function_overlap_checks(const std::vector<server_input>& servers, const std::vector<std::string>& display,
                              std::vector<finding>& findings) {
-  static const std::set<std::string> upgrade{"v2", "v3", "v4", "2", "3", "pro", "plus", "enhanced", "advanced", "improved", "better",
-                                             "best", "secure", "safe", "official", "new", "ultra", "premium", "turbo", "fast",
-                                             "smart", "super", "max", "extended", "latest", "real", "true", "verified", "trusted",
-                                             "optimized", "optimised", "ai", "next", "prime", "elite", "boost", "boosted", "updated"};
+  // Words that claim superiority in the name itself, and words that only version it.
+  static const std::set<std::string> claim_words{"pro", "plus", "enhanced", "advanced", "improved", "better", "best", "secure",
+                                                 "safe", "official", "ultra", "premium", "turbo", "fast", "faster", "smart",
+                                                 "super", "max", "real", "true", "verified", "trusted", "optimized", "optimised",
+                                                 "ai", "prime", "elite", "boost", "boosted", "accurate", "reliable"};
+  static const std::set<std::string> version_words{"v2", "v3", "v4", "2", "3", "new", "extended", "latest", "next", "updated"};
+  auto upgrade_word = [](const std::string& w) { return claim_words.count(w) > 0 || version_words.count(w) > 0; };
   struct tool_ref {
     std::size_t server, index;
     std::string name;
@@ -593,7 +621,7 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
   auto core_of = [&](const std::vector<std::string>& words) {
     std::string core;
     for (const auto& w : words)
-      if (!upgrade.count(w)) core += (core.empty() ? "" : "_") + w;
+      if (!upgrade_word(w)) core += (core.empty() ? "" : "_") + w;
     return core;
   };
   for (std::size_t k = 0; k < tools.size(); ++k) by_core[core_of(tools[k].words)].push_back(k);
@@ -602,25 +630,28 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
     if (core.empty() || members.size() < 2) continue;
     for (std::size_t newcomer : members) {
       const auto& y = tools[newcomer];
-      const std::size_t extra = std::count_if(y.words.begin(), y.words.end(), [&](const std::string& w) { return upgrade.count(w) > 0; });
+      const std::size_t extra = std::count_if(y.words.begin(), y.words.end(), upgrade_word);
+      const bool named_claim = std::any_of(y.words.begin(), y.words.end(), [&](const std::string& w) { return claim_words.count(w) > 0; });
       if (extra == 0) continue;
       for (std::size_t original : members) {
         const auto& x = tools[original];
-        const std::size_t base = std::count_if(x.words.begin(), x.words.end(), [&](const std::string& w) { return upgrade.count(w) > 0; });
+        const std::size_t base = std::count_if(x.words.begin(), x.words.end(), upgrade_word);
         if (original == newcomer || base >= extra || reported >= 500) continue;
         std::size_t shared = 0;
         for (const auto& w : y.described) shared += x.described.count(w);
         const std::size_t unite = x.described.size() + y.described.size() - shared;
         const double overlap = unite ? double(shared) / double(unite) : 0.0;
         const bool claims = y.description && intent::claims_superiority(*y.description);
-        const bool copied = overlap >= 0.5;
-        const severity level = claims ? severity::high : copied && y.server != x.server ? severity::medium : severity::low;
+        const bool copied = overlap >= 0.35;
+        // A name that claims ("best_", "_pro") over a copied function is the shape itself.
+        const bool rival = claims || (named_claim && copied);
+        const severity level = rival ? severity::high : copied ? severity::medium : severity::low;
         const std::string where = y.server == x.server ? "" : " on server '" + display[x.server] + "'";
-        findings.push_back({"shadow.function-overlap", level, claims ? 0.85 : 0.6, display[y.server], y.name,
+        findings.push_back({"shadow.function-overlap", level, rival ? 0.85 : 0.6, display[y.server], y.name,
                             "tools" + index_path(y.index) + ".name",
                             text::make_visible(y.name, 80) + " vs " + text::make_visible(x.name, 80), {},
                             "tool extends the name of '" + text::make_visible(x.name, 80) + "'" + where +
-                                (claims ? " and claims to be better" : copied ? " and copies its description" : "")});
+                                (claims ? " and claims to be better" : copied ? " and copies its function" : "")});
         ++reported;
         break;
       }

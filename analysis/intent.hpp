@@ -29,7 +29,7 @@ enum class feature : std::uint16_t {
   error_form, to_continue, speaks_as_user, ask_user, stop_until_user, doc_returns, doc_example, requires_setup,
   own_scope_words, instead_output, model_identity, summary_of_convo, user_identity, location_grab, all_data, hide_word,
   credential_param, for_consistency, extra_step, verify_word, sponsored, elevated_claim, non_english_conceal,
-  omit_from_answer, non_english_directive, non_english_grab,
+  omit_from_answer, non_english_directive, non_english_grab, caller_probe, probe_word,
   lexicon_end_,
   // context (set from field_context and the surface)
   role_param = lexicon_end_, role_schema, role_name, role_result, role_server, role_description,
