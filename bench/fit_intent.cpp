@@ -29,6 +29,26 @@ struct options {
   std::vector<std::string> inputs;
 };
 
+// Features that say where a sentence sits or how it is formed, not what it asks: an honest
+// sentence has them as often as an attack (real servers name their own tools, quote parameters,
+// write IMPORTANT and MUST). A term made only of these may lower the probability, never raise it,
+// so that the generator's habits cannot become evidence.
+bool form_feature(const std::string& f) {
+  static const std::set<std::string> exact{"named_identifier", "quoted_field", "first_sentence", "long_text", "names_own",
+                                           "names_sibling", "doc_returns", "doc_example", "extra_step", "please",
+                                           "imperative_start", "oblige", "oblige_strong", "verify_word", "requires_setup",
+                                           "own_scope_words", "dest_email", "credential_param", "for_consistency",
+                                           "non_english_directive", "update_notice", "detection", "refuse", "history_weak"};
+  return exact.count(f) || f.rfind("role_", 0) == 0 || f.rfind("text_", 0) == 0 || f.rfind("near_", 0) == 0 ||
+         f.rfind("own_", 0) == 0;
+}
+
+bool form_only(const std::string& term) {
+  const auto star = term.find('*');
+  if (star == std::string::npos) return form_feature(term);
+  return form_feature(term.substr(0, star)) && form_feature(term.substr(star + 1));
+}
+
 struct example {
   std::vector<int> terms;
   double positives = 0, negatives = 0;
@@ -75,11 +95,13 @@ int main(int argc, char** argv) {
   for (const auto& [terms, ys] : merged)
     for (const auto& t : terms) counts[t] += static_cast<int>(ys.first + ys.second);
   std::vector<std::string> names;
+  std::vector<bool> capped;  // form-only terms: weight kept at or below zero
   std::map<std::string, int> ids;
   for (const auto& [t, n] : counts)
     if (n >= opt.min_count || t.find('*') == std::string::npos) {
       ids[t] = static_cast<int>(names.size());
       names.push_back(t);
+      capped.push_back(form_only(t));
     }
   std::vector<example> examples;
   double total_pos = 0, total_neg = 0;
@@ -121,7 +143,7 @@ int main(int argc, char** argv) {
       const double mh = m[k] / (1 - std::pow(beta1, step)), vh = v[k] / (1 - std::pow(beta2, step));
       const double delta = rate * mh / (std::sqrt(vh) + eps);
       if (k == n) bias -= delta;
-      else w[k] -= delta;
+      else w[k] = capped[k] ? std::min(0.0, w[k] - delta) : w[k] - delta;
     }
   }
 
