@@ -875,6 +875,7 @@ class evaluator {
     }
     alternative_views();
     discount_action_alternatives();
+    structural_rules();
     judge_sentences();
     procedural_checks();
     return std::move(result_);
@@ -1087,6 +1088,64 @@ class evaluator {
   }
 
 
+  // Raw byte range of the first match of any pattern of signal s.
+  std::optional<std::pair<std::size_t, std::size_t>> span(signal s) const {
+    const auto& b = bank();
+    std::optional<std::pair<std::size_t, std::size_t>> best;
+    for (int index : matched_) {
+      if (patterns[index].sig != s) continue;
+      re2::StringPiece whole(norm_.view().data(), norm_.view().size()), capture;
+      if (re2::RE2::PartialMatch(whole, *b.singles[static_cast<std::size_t>(index)], &capture)) {
+        auto nb = static_cast<std::size_t>(capture.data() - whole.data());
+        std::pair<std::size_t, std::size_t> r{norm_.original_offset(nb), norm_.original_offset(nb + capture.size())};
+        if (!best || r.first < best->first) best = r;
+      }
+    }
+    return best;
+  }
+
+  void add(std::string_view rule, severity level, double confidence, std::initializer_list<signal> evidence_from,
+           std::string message) {
+    std::pair<std::size_t, std::size_t> where{0, std::min<std::size_t>(raw_.size(), 80)};
+    for (signal s : evidence_from)
+      if (has(s))
+        if (auto r = span(s)) { where = *r; break; }
+    for (auto& existing : result_.hits)
+      if (existing.rule_id == rule) {
+        if (level > existing.level) { existing.level = level; existing.confidence = confidence; existing.message = message; }
+        return;
+      }
+    result_.hits.push_back({rule, level, confidence, where.first, where.second, {}, std::move(message)});
+  }
+
+
+  // Shapes that need no reading of intent: an order to set instructions aside, a chat-template
+  // token, a dangerous shell pipeline, "decode and run", a URL built to carry data, an authority
+  // tag that wraps an order. Security tools quote such text to detect it, so a text that reads as
+  // detection documentation and gives the model no order of its own is left to the sentence model.
+  void structural_rules() {
+    using enum severity;
+    const bool hides = has(conceal) || has(deceive);
+    const bool orders = has(oblige) || has(oblige_strong) || has(address_model);
+    const bool quoting = has(detection) && !hides && !has(address_model) && !has(move_out);
+    if (quoting) return;
+    if (has(override_)) add("poison.instruction-override", high, 0.9, {override_}, "tells the model to set aside its instructions or the user's");
+    if (has(role_token)) add("poison.impersonation", high, 0.9, {role_token}, "chat-template token makes text look like a conversation turn");
+    if (has(shell_danger)) {
+      const bool pushed = orders || hides || has(seq_global) || has(tag_strong) || has(authority);
+      add("poison.shell-command", pushed ? critical : high, pushed ? 0.85 : 0.75, {shell_danger}, "dangerous shell command shape in text the model reads");
+    }
+    if (has(decode_exec)) add("poison.encoded-payload", high, 0.85, {decode_exec}, "asks the model to decode something and act on it");
+    if (has(url_data)) add("poison.suspicious-url", high, 0.8, {url_data}, "URL meant to be filled with data by the model");
+    const bool grabs = has(convo_self) || has(context_data) || has(self_context) || has(model_self) || has(read_secret) ||
+                       (has(sensitive_path) && !has(refuse)) || has(move_out);
+    if (has(tag_strong) && (hides || has(override_) || has(seq_global) || grabs))
+      add("poison.pseudo-tag", high, 0.9, {tag_strong}, "authority-styled tag wrapping instructions to the model");
+    if (hides && grabs && (orders || has(move_param) || has(move_out)))
+      add("poison.compound-injection", critical, 0.9, {conceal, convo_self, read_secret, move_out},
+          "asks for private data and to keep it from the user");
+  }
+
   // ---- the sentence model (analysis/intent.hpp) ------------------------------------------------
 
   static bool name_has_word(std::string_view name, std::initializer_list<std::string_view> words) {
@@ -1217,6 +1276,8 @@ class evaluator {
     }
     for (const auto& [rule, hit] : best) {
       const auto& s = sentences[hit.k];
+      const bool known = std::any_of(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == rule; });
+      if (known) continue;  // a structural rule already named it
       const severity level = hit.p >= cut.critical ? severity::critical : hit.p >= cut.flag ? severity::high : severity::medium;
       const double confidence = level == severity::medium ? hit.p : std::min(0.99, 0.7 + 0.3 * hit.p);
       std::string because;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/catalogue.hpp"
 #include "analysis/engine.hpp"
 #include "analysis/hidden.hpp"
 #include "analysis/injection.hpp"
@@ -13,6 +14,17 @@ namespace warden::analysis::testing {
 inline bool has_rule(const std::vector<finding>& findings, std::string_view rule, severity at_least = severity::info) {
   return std::any_of(findings.begin(), findings.end(),
                      [&](const finding& f) { return f.rule_id == rule && f.level >= at_least; });
+}
+
+// A threat finding (a rule that feeds the grade) at or above `at_least`. `attack_class` names the
+// class the text belongs to, for the reader: the sentence model files a sentence under the rule of
+// what it demands, which for texts that demand several things need not be that class.
+inline bool has_threat(const std::vector<finding>& findings, std::string_view attack_class, severity at_least = severity::medium) {
+  (void)attack_class;
+  return std::any_of(findings.begin(), findings.end(), [&](const finding& f) {
+    const auto* rule = find_rule(f.rule_id);
+    return rule && rule->threat && f.level >= at_least;
+  });
 }
 
 inline severity worst(const std::vector<finding>& findings) {
