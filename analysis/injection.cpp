@@ -142,7 +142,7 @@ constexpr pattern_def patterns[] = {
     {sensitive_path, R"(\bbrowser (?:history|cookies|passwords|profile|session)|\bsaved passwords?\b|\bchrome profile\b|/\.config/[\w.-]+/(?:credentials|hosts\.yml|auth|tokens?)|\bhosts\.yml\b|\.git-credentials\b|\.netrc\b)"},
     {sensitive_path, R"(\b(?:login data|cookies\.sqlite|keychain|keyring|credential manager|lsass|application default credentials|service[ _-]account (?:key|json))\b)"},
     {secret_noun, R"(\b(?:api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer tokens?|session (?:tokens?|cookies?)|refresh tokens?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|passwords?|passphrases?|credentials?|seed phrases?|mnemonic(?: phrase)?|recovery (?:phrase|codes?)|2fa codes?|one-time (?:code|password)s?|otp codes?|credit card (?:numbers?|details)|cvv|social security numbers?|bank (?:account )?(?:details|credentials|logins?)|cookies|connection strings?|pin codes?|dial-in pins?|(?:payment |credit |debit )?card numbers?|[a-z0-9]+_(?:token|api_key|secret|password|pat))\b)"},
-    {user_secret, R"(\b(?:the\s+)?user'?s\s+(?:\w+\s+){0,2}(?:[a-z0-9]+_)?(?:tokens?|passwords?|credentials?|api[ _]?keys?|secrets?|cookies|private keys?|ssh keys?|pat|session|card numbers?|pins?)\b)"},
+    {user_secret, R"(\b(?:the\s+)?user'?s\s+(?:\w+\s+){0,2}(?:[a-z0-9]+_)?(?:tokens?|passwords?|credentials?|api[ _]?keys?|secrets?|cookies|private keys?|ssh keys?|pat|session|card numbers?|pins?|passphrases?|(?:seed|recovery) (?:phrases?|codes?)|mnemonics?)\b)"},
     {grab_all, R"(\b(?:every|all|any|each)\s+(?:of\s+the\s+)?(?:[\w,]+\s+){0,3}(?:environment variables?|env vars?|api[ _-]?keys?|tokens?|secrets?|credentials?|passwords?|cookies|ssh keys?|private keys?)\b)"},
     {env_vars, R"(\b(?:environment variables?|env vars?|printenv|os\.environ|process\.env|getenv|from the environment|(?:output|contents?|dump|values?) of the environment|all (?:environment )?variables)\b)"},
     {detection, R"(\b(?:detect\w*|scan(?:s|ner|ning)?\s+for|flag(?:s|ged)?|block(?:s|ed)?|filter\w*|classif\w*|sanitiz\w*|screen(?:s|ing)?|warn(?:s|ing)? (?:about|on|when)|patterns? (?:like|such as)|phrases? (?:like|such as)|injection attempts?|malicious|suspicious|risky|dangerous|audit(?:s|ing)?|lint\w*|checks? for)\b)"},
@@ -1483,16 +1483,18 @@ class evaluator {
     auto legacy = std::move(result_.hits);
     result_.hits = std::move(kept);
     const auto& cut = intent::cutoffs();
-    // Three or more independent legacy families in one field is the shape of an attack that
-    // stacks demands; honest usage notes rarely reach two. Otherwise the model has the last word.
+    // Two or more independent legacy families in one field is the shape of an attack that stacks
+    // demands (collect + hide, first step + secret); one phrase alone is what honest usage notes
+    // share with attacks, and there the model has the last word.
     std::set<std::string_view> families;
     for (const auto& h : legacy)
       if (h.level >= severity::medium) families.insert(h.rule_id);
-    const bool stacked = families.size() >= 3;
+    const bool stacked = families.size() >= 2;
     // Rules whose patterns name the attack's structure, not a phrase that honest docs share.
-    // A forced first step counts when it carries something else the model is asked to do.
+    // A forced first step counts when it carries a secret or something else the model is asked to do.
     static const std::set<std::string_view> structural{"shadow.cross-server-instruction", "poison.redirection"};
-    const bool sequencing_with_demand = families.count("poison.forced-sequencing") && families.size() >= 2;
+    const bool sequencing_with_demand =
+        families.count("poison.forced-sequencing") && (families.size() >= 2 || has(signal::user_secret));
     auto keeps_level = [&](std::string_view rule) {
       return stacked || structural.count(rule) || (sequencing_with_demand && rule == "poison.forced-sequencing");
     };
