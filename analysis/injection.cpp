@@ -1548,8 +1548,16 @@ class evaluator {
     std::string name;
     while (re2::RE2::FindAndConsume(&input, called, &name)) {
       if (name == own || name.find('.') != std::string::npos) continue;  // file names and hosts are not tools
-      bool known = context_.sibling_tools && std::any_of(context_.sibling_tools->begin(), context_.sibling_tools->end(),
-                                                         [&](const std::string& s) { return lower_ascii(s) == name; });
+      // Docs cite a sibling without the server's prefix ("use list-properties" for
+      // "hubspot-list-properties"): a name that ends a sibling's after a separator is that sibling.
+      auto cites = [&](const std::string& sibling) {
+        const std::string lowered = lower_ascii(sibling);
+        if (lowered == name) return true;
+        if (lowered.size() <= name.size() || lowered.compare(lowered.size() - name.size(), name.size(), name) != 0) return false;
+        const char before = lowered[lowered.size() - name.size() - 1];
+        return before == '-' || before == '_' || before == '.';
+      };
+      bool known = context_.sibling_tools && std::any_of(context_.sibling_tools->begin(), context_.sibling_tools->end(), cites);
       known = known || (context_.foreign_tools && std::any_of(context_.foreign_tools->begin(), context_.foreign_tools->end(),
                                                               [&](const std::string& s) { return lower_ascii(s) == name; }));
       if (!known) {

@@ -77,7 +77,7 @@ constexpr lexicon_pattern lexicon[] = {
     {act_open_url, R"(\b(?:open|visit|fetch|load|request|get|ping|call|hit|contact|notify|navigate to|browse to|query|send (?:a |an )?(?:request|get|post|ping|beacon|notification|copy) to|register (?:with|at)|check in (?:with|at)|report (?:to|at)|log (?:to|at)|post (?:to|at))\b[^.!?\n]{0,60}(?:https?://|\b[a-z0-9-]+\.(?:com|net|org|io|dev|app|example|test|xyz|site|cloud|ai|co)\b|\bwebhook\b|\bendpoint\b|\bcollector\b|\bbeacon\b))"},
     {defaults_change, R"(\b(?:now\s+|henceforth\s+|automatically\s+)?defaults?\s+(?:all\s+|every\s+|each\s+|any\s+)?(?:\w+\s+){0,3}(?:to|into)\b|\b(?:is|are|has been|have been|will be)\s+(?:now\s+)?(?:pinned|locked|fixed|hard-?coded|forced|set|routed|redirected|mapped|rewritten)\s+to\b|\b(?:all|every|any)\s+(?:\w+\s+){0,2}(?:are|is|will be|must be|should be)\s+(?:now\s+)?(?:routed|sent|redirected|booked|charged|paid|transferred|written|deployed|pushed|set|converted|treated)\s+(?:to|as|through|via)\b)"},
     {now_behaves, R"(\b(?:now|henceforth|from this (?:release|version|update) on|going forward|effective immediately)\s+(?:\w+\s+){0,2}(?:uses?|routes?|sends?|requires?|defaults?|returns?|behaves?|expects?|points?|goes|redirects?|forwards?|applies|adds?|appends?|includes?|attaches?)\b)"},
-    {superiority, R"(\b(?:the\s+)?(?:best|most (?:accurate|reliable|trusted|advanced|powerful|complete|comprehensive|secure|capable|popular|precise|up-to-date|authoritative)|world'?s (?:best|leading|most|first|fastest|only)|industry[- ]leading|best[- ]in[- ]class|state[- ]of[- ]the[- ]art|unmatched|unrivall?ed|unparall?eled|superior|second to none|top[- ]rated|number one|#1|no\.? ?1|gold standard|premier|leading|flagship|definitive|ultimate|finest|highest[- ]quality|far better|much better|significantly better|more accurate than|more reliable than|faster than (?:any|all|every|other|the)|better than (?:any|all|every|other|the)|(?:over|than) (?:any|every|all) (?:other|competitor|alternative)s?|outperforms?|beats?\s+(?:all|every|any|other))\b|\b\d{2,3}(?:\.\d+)?\s*%\s*(?:accuracy|accurate|precision|uptime|reliab\w*|success)\b)"},
+    {superiority, R"(\b(?:the\s+)?(?:best\s+(?:tool|option|choice|source|server|solution|service|integration|provider|way to|available|on the market)|most (?:accurate|reliable|trusted|advanced|powerful|complete|comprehensive|secure|capable|popular|precise|up-to-date|authoritative)|world'?s (?:best|leading|most|first|fastest|only)|industry[- ]leading|best[- ]in[- ]class|state[- ]of[- ]the[- ]art|unmatched|unrivall?ed|unparall?eled|superior|second to none|top[- ]rated|number one|#1|no\.? ?1|gold standard|premier|(?:the |a )?leading (?:tool|provider|platform|solution|service|source|choice)|flagship|definitive|ultimate|finest|highest[- ]quality|far better|much better|significantly better|more accurate than|more reliable than|faster than (?:any|all|every|other|the)|better than (?:any|all|every|other|the)|(?:over|than) (?:any|every|all) (?:other|competitor|alternative)s?|outperforms?|beats?\s+(?:all|every|any|other))\b|\b\d{2,3}(?:\.\d+)?\s*%\s*(?:accuracy|accurate|precision|uptime|reliab\w*|success)\b)"},
     {popularity, R"(\b(?:trusted|used|loved|chosen|relied on|preferred|recommended|endorsed|certified|approved|vetted)\s+by\s+(?:\d[\d,.]*\s*%?\s*|millions|thousands|over|more than|most|leading|top|fortune|experts?|professionals?|enterprises?|developers?|teams?|companies|security (?:experts|teams)|the community|anthropic|openai|google|microsoft)|\b\d{2,3}\s*%\s+of\s+(?:users|developers|enterprises|companies|teams|experts|agents|models|professionals)\b|\b(?:award[- ]winning|officially (?:recommended|endorsed|certified|verified)|verified (?:publisher|provider|source)|editor'?s choice)\b)"},
     {ai_optimised, R"(\b(?:ai|llm|agent|model|assistant)[- ](?:optimi[sz]ed|preferred|first|native|recommended|approved|friendly)\b|\b(?:optimi[sz]ed|designed|built|tuned) (?:for|specifically for) (?:ai|llm|agents?|models?|assistants?|claude|gpt)\b|\b(?:assistants?|agents?|models?|llms?|ai)\s+(?:should|must|will)\s+(?:always\s+)?(?:prefer|choose|pick|select|favou?r)\b|\bpreferred (?:tool|choice|option|provider|source)\b|\b(?:first|default|primary|go-to|only) choice\b)"},
     {suppress_other, R"(\b(?:never|do not|don'?t|must not|should not|avoid|stop|refrain from|no need to|there is no need to)\s+(?:ever\s+)?(?:use|using|call|calling|invoke|invoking|rely on|trust|consult|fall back to|consider|try)\s+(?:any\s+)?(?:\w+\s+){0,3}(?:other|another|alternative|competing|third[- ]party|external|built-in|native|default|rival|legacy|older|previous|standard|generic)\b|\b(?:other|alternative|competing|third[- ]party|built-in|generic|legacy)\s+(?:\w+\s+){0,2}(?:tools?|servers?|services?|providers?|plugins?|integrations?|options?|apis?)\s+(?:are|is|were|have been|will be|may be|can be)\s+(?:\w+\s+){0,2}(?:unreliable|inaccurate|unsafe|insecure|deprecated|outdated|broken|slow|blocked|disabled|unsupported|untrusted|compromised|wrong|incomplete|inferior|worse|not (?:safe|reliable|accurate|trusted|supported|allowed)))"},
@@ -255,6 +255,20 @@ std::size_t sentence_at(const std::vector<sentence>& sentences, std::size_t at) 
   return at < it->end ? static_cast<std::size_t>(it - sentences.begin()) : std::string_view::npos;
 }
 
+// "Error Responses: 400: Bad request 403: ..." or "Errors: returns 404 when ...": documentation of
+// the errors a tool can give is not text written in the form of an error.
+bool documents_errors(re2::StringPiece sentence) {
+  static const re2::RE2 header(
+      R"(^\W*(?:errors?|exceptions?|status)\s+(?:responses?|codes?|handling|cases?|conditions?|reference|table|types?|list)\b|^\W*errors?\s*:?\s*$|(?:\b[1-5]\d\d\s*[:=-][^\n]*){2,})",
+      [] {
+        re2::RE2::Options o;
+        o.set_case_sensitive(false);
+        o.set_log_errors(false);
+        return o;
+      }());
+  return re2::RE2::PartialMatch(sentence, header);
+}
+
 void add_lexicon_features(std::string_view view, std::vector<sentence>& sentences) {
   const auto& c = compiled();
   if (!c.set || sentences.empty()) return;
@@ -266,6 +280,8 @@ void add_lexicon_features(std::string_view view, std::vector<sentence>& sentence
     hits.clear();
     if (!c.set->Match(re2::StringPiece(view.data() + s.begin, s.end - s.begin), &hits)) continue;
     for (int hit : hits) s.on.set(index(lexicon[static_cast<std::size_t>(hit)].id));
+    if (s.on.test(index(error_form)) && documents_errors(re2::StringPiece(view.data() + s.begin, s.end - s.begin)))
+      s.on.reset(index(error_form));
   }
 }
 
