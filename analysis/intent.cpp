@@ -276,12 +276,20 @@ void add_lexicon_features(std::string_view view, std::vector<sentence>& sentence
   if (!c.set->Match(view, &hits)) return;
   // One set pass per sentence: '^' is the sentence's start and no match runs past its end. The
   // whole-text pass above keeps texts that match nothing (most of them) to one pass.
+  // A line of an error listing ("403: The integration lacks ...") after its header or another
+  // such line is documentation too.
+  static const re2::RE2 code_line(R"(^\W*[1-5]\d\d\s*[:=-])");
+  bool in_listing = false;
   for (auto& s : sentences) {
+    const re2::StringPiece text(view.data() + s.begin, s.end - s.begin);
+    const bool documents = documents_errors(text);
+    const bool listing_line = re2::RE2::PartialMatch(text, code_line);
     hits.clear();
-    if (!c.set->Match(re2::StringPiece(view.data() + s.begin, s.end - s.begin), &hits)) continue;
-    for (int hit : hits) s.on.set(index(lexicon[static_cast<std::size_t>(hit)].id));
-    if (s.on.test(index(error_form)) && documents_errors(re2::StringPiece(view.data() + s.begin, s.end - s.begin)))
-      s.on.reset(index(error_form));
+    if (c.set->Match(text, &hits)) {
+      for (int hit : hits) s.on.set(index(lexicon[static_cast<std::size_t>(hit)].id));
+      if (s.on.test(index(error_form)) && (documents || (in_listing && listing_line))) s.on.reset(index(error_form));
+    }
+    in_listing = documents || (in_listing && listing_line);
   }
 }
 
