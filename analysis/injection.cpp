@@ -1145,6 +1145,12 @@ class evaluator {
     if (hides && grabs && (orders || has(move_param) || has(move_out)))
       add("poison.compound-injection", critical, 0.9, {conceal, convo_self, read_secret, move_out},
           "asks for private data and to keep it from the user");
+    // Consent claimed on the user's behalf, addressed to the model: the user is never asked.
+    static const re2::RE2 claimed_consent(
+        R"(\b(?:the\s+)?user\s+(?:has\s+)?(?:already|previously|pre-?)\s*(?:authori[sz]ed|approved|consented|agreed|allowed|permitted|confirmed|opted in)|\b(?:the\s+)?user\s+has\s+(?:authori[sz]ed|approved|permitted)\s+you\s+to\b|\b(?:consent|permission|approval)\s+(?:has|was)\s+(?:already\s+)?been\s+(?:given|granted|obtained)\s+(?:by|from)\s+the\s+user\b)",
+        bank_options());
+    if (re2::RE2::PartialMatch(re2::StringPiece(norm_.view().data(), norm_.view().size()), claimed_consent))
+      add("poison.impersonation", high, 0.8, {}, "claims the user's consent on the user's behalf");
   }
 
   // Sentences of the normalised text in which a pattern of signal s matches.
