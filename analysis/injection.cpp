@@ -111,6 +111,7 @@ constexpr pattern_def patterns[] = {
     {override_, R"(\byour (?:new|real|true|actual|primary|updated) (?:task|instructions?|goal|objective|purpose|role|job|directive|mission)\b)"},
     {override_, R"(\b(?:you are now|pretend (?:to be|you are)|roleplay as|enter (?:developer|god|admin|debug|dan) mode|developer mode (?:enabled|activated)|jailbreak|do anything now)\b)"},
     {override_, R"(\b(?:the|your|all) (?:previous|prior|above|earlier|original) instructions (?:are|were|have been) (?:void|cancelled|canceled|revoked|obsolete|outdated|replaced|superseded|wrong|invalid))"},
+    {override_, R"(\b(?:you are|you're|you)\s+(?:now\s+)?no longer\s+(?:bound|restricted|limited|constrained|governed|required to follow)\s+by\b|\b(?:free|released|freed)\s+from\s+(?:all\s+|any\s+|your\s+)*(?:previous|prior|earlier|original|safety|system)\s+(?:\w+\s+)?(?:instructions|rules|guidelines|restrictions|constraints)\b|\bunrestricted (?:assistant|ai|model|mode)\b)"},
     // -- speaking as someone else
     {impersonation, R"(\b(?:new|updated|additional|urgent|important|latest)\s+(?:instructions?|message|request|task|directive|orders?)\s+from\s+(?:the\s+)?(?:user|admin|administrator|developer|system|owner|operator|anthropic|openai|security team))"},
     {impersonation, R"(\bthe user (?:has )?(?:now |already |also )?(?:approved|authori[sz]ed|consented to|agreed to|pre-?approved|allowed)\s+(?:this|it|that|these|the)\b)"},
