@@ -1146,6 +1146,13 @@ class evaluator {
     if (hides && grabs && (orders || has(move_param) || has(move_out)))
       add("poison.compound-injection", critical, 0.9, {conceal, convo_self, read_secret, move_out},
           "asks for private data and to keep it from the user");
+    // Secrets that no tool argument has a use for: a wallet's seed phrase, account recovery codes,
+    // an online-banking login. Asking for them in a tool's text is phishing through the model.
+    static const re2::RE2 phished(
+        R"(\b(?:seed|recovery|mnemonic|backup|secret)\s+(?:phrase|words|sentence)s?\b|\b(?:2fa|mfa|two-factor|backup|account)\s+recovery\s+codes?\b|\brecovery codes?\b|\b(?:online[- ]banking|bank(?:ing)?)\s+(?:password|passcode|login|credentials|pin)\b|\b(?:google|apple|microsoft|icloud|gmail|outlook|facebook|paypal)\s+(?:account\s+)?password\b)",
+        bank_options());
+    if (!has(refuse) && re2::RE2::PartialMatch(re2::StringPiece(norm_.view().data(), norm_.view().size()), phished))
+      add("poison.sensitive-target", high, 0.8, {}, "asks for a secret no tool argument has a use for (seed phrase, recovery codes, a bank or account password)");
     // Consent claimed on the user's behalf, addressed to the model: the user is never asked.
     static const re2::RE2 claimed_consent(
         R"(\b(?:the\s+)?user\s+(?:has\s+)?(?:already|previously|pre-?)\s*(?:authori[sz]ed|approved|consented|agreed|allowed|permitted|confirmed|opted in)|\b(?:the\s+)?user\s+has\s+(?:authori[sz]ed|approved|permitted)\s+you\s+to\b|\b(?:consent|permission|approval)\s+(?:has|was)\s+(?:already\s+)?been\s+(?:given|granted|obtained)\s+(?:by|from)\s+the\s+user\b)",
