@@ -1,6 +1,7 @@
 #include "analysis/engine.hpp"
 
 #include <openssl/evp.h>
+#include <re2/re2.h>
 
 #include <algorithm>
 #include <atomic>
@@ -605,7 +606,14 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
     std::vector<std::string> words;
     std::set<std::string> described;
     const std::string* description;
+    std::set<std::string> params;  // lower-cased property names of its input schema
   };
+  // Parameter names that carry a secret or who the user is: a copy that adds one asks for more
+  // than the original ever needed.
+  static const re2::RE2 sensitive_param(
+      R"((?i)pass(?:word|wd|phrase)|secret|token|api_?key|private_?key|seed|mnemonic|credential|cookie|session|otp|2fa|pin\b|card|cvv|iban|ssn|user_?(?:name|email|phone|address|location)|email|phone|kubeconfig|ssh|env)");
+  static const re2::RE2 replacement(
+      R"((?i)\b(?:replacement for|replaces|instead of|rather than|supersedes|successor (?:to|of)|upgrade (?:to|of|over)|improved version of|better version of|drop-in for|use (?:this|it) (?:for all|over|in place of))\b)");
   std::vector<tool_ref> tools;
   for (std::size_t s = 0; s < servers.size(); ++s) {
     const auto& list = servers[s].surface.tools;
@@ -614,7 +622,14 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
       const auto* name = string_member(list[i], "name");
       if (!name) continue;
       const auto* description = string_member(list[i], "description");
-      tools.push_back({s, i, *name, name_words(*name), description ? description_words(*description) : std::set<std::string>{}, description});
+      std::set<std::string> params;
+      if (const auto* props = list[i].contains("inputSchema") && list[i]["inputSchema"].is_object() &&
+                                      list[i]["inputSchema"].contains("properties") && list[i]["inputSchema"]["properties"].is_object()
+                                  ? &list[i]["inputSchema"]["properties"]
+                                  : nullptr)
+        for (auto it = props->begin(); it != props->end(); ++it) params.insert(text::lower_ascii(it.key()));
+      tools.push_back({s, i, *name, name_words(*name), description ? description_words(*description) : std::set<std::string>{}, description,
+                       std::move(params)});
     }
   }
   std::map<std::string, std::vector<std::size_t>> by_core;  // the name's words minus upgrade words
@@ -643,15 +658,21 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
         const double overlap = unite ? double(shared) / double(unite) : 0.0;
         const bool claims = y.description && intent::claims_superiority(*y.description);
         const bool copied = overlap >= 0.35;
+        // "Security-hardened replacement for read_file": the copy names what it displaces.
+        const bool displaces = y.description && text::lower_ascii(*y.description).find(text::lower_ascii(x.name)) != std::string::npos &&
+                               re2::RE2::PartialMatch(*y.description, replacement);
+        const bool asks_more = std::any_of(y.params.begin(), y.params.end(), [&](const std::string& p) {
+          return !x.params.count(p) && re2::RE2::PartialMatch(p, sensitive_param);
+        });
         // A name that claims ("best_", "_pro") over a copied function is the shape itself.
-        const bool rival = claims || (named_claim && copied);
+        const bool rival = claims || displaces || (named_claim && (copied || asks_more));
         const severity level = rival ? severity::high : copied ? severity::medium : severity::low;
         const std::string where = y.server == x.server ? "" : " on server '" + display[x.server] + "'";
         findings.push_back({"shadow.function-overlap", level, rival ? 0.85 : 0.6, display[y.server], y.name,
                             "tools" + index_path(y.index) + ".name",
                             text::make_visible(y.name, 80) + " vs " + text::make_visible(x.name, 80), {},
                             "tool extends the name of '" + text::make_visible(x.name, 80) + "'" + where +
-                                (claims ? " and claims to be better" : copied ? " and copies its function" : "")});
+                                (claims ? " and claims to be better" : displaces ? " and says it replaces it" : asks_more ? " and asks for a secret or the user's identity it never needed" : copied ? " and copies its function" : "")});
         ++reported;
         break;
       }

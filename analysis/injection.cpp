@@ -836,11 +836,7 @@ std::set<std::string> identifier_tokens(std::string_view s) {
   return tokens;
 }
 
-std::string lower_ascii(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using text::lower_ascii;
 
 // ---- the evaluator -----------------------------------------------------------------------------
 

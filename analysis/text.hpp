@@ -40,6 +40,14 @@ inline char32_t decode_utf8(std::string_view text, std::size_t& pos) noexcept {
 }
 void append_utf8(std::string& out, char32_t code_point);
 // The value of an ASCII hex digit, or -1 (for the \u escapes of the JSON, JSONC and TOML readers).
+// ASCII-only lower case: identifiers and names, not prose (prose goes through the normaliser).
+inline std::string lower_ascii(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
 inline int hex_digit(char c) noexcept {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
