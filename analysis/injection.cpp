@@ -136,7 +136,7 @@ constexpr pattern_def patterns[] = {
     // -- sensitive targets
     {sensitive_path, R"((?:~|\$home|%userprofile%|/home/[\w.-]+|/users/[\w.-]+|/root)?/\.(?:ssh|aws|gnupg|kube|docker|azure|gcloud|config/gcloud|password-store|cursor|claude|codeium|windsurf)\b)"},
     {sensitive_path, R"((?:^|[\s'"`(/~=:])\.(?:ssh|aws|gnupg|kube|npmrc|pypirc|netrc|git-credentials|bash_history|zsh_history|vault-token|pgpass|my\.cnf|s3cfg|boto|terraformrc)\b)"},
-    {sensitive_path, R"(\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|/etc/(?:passwd|shadow|sudoers)\b|\bwallet\.dat\b|\bkubeconfig\b)"},
+    {sensitive_path, R"(\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|/etc/(?:passwd|shadow|sudoers)\b|\bwallet\.dat\b|\b(?:full |raw |entire )?kubeconfig\s+(?:file |yaml )?(?:contents?|yaml|credentials|data|with (?:client )?keys|including)\b)"},
     {sensitive_path, R"(\b(?:credentials|secrets?|tokens?|keys?|passwords?)\.(?:json|ya?ml|toml|txt|ini|cfg|conf|env|csv)\b)"},
     {sensitive_path, R"(\b(?:mcp|claude_desktop_config|mcp_config|mcp_settings|cline_mcp_settings)\.json\b)"},
     {sensitive_path, R"((?:^|[\s'"`(/~=:])\.env(?:\.[a-z]+)?\b)"},
@@ -1131,7 +1131,11 @@ class evaluator {
     if (has(role_token)) add("poison.impersonation", high, 0.9, {role_token}, "chat-template token makes text look like a conversation turn");
     if (has(shell_danger)) {
       const bool pushed = orders || hides || has(seq_global) || has(tag_strong) || has(authority);
-      add("poison.shell-command", pushed ? critical : high, pushed ? 0.85 : 0.75, {shell_danger}, "dangerous shell command shape in text the model reads");
+      // A fenced code block in fetched text (a README's install step) is shown to a reader; in
+      // the tool's own metadata, or pushed at the model, it is aimed at the model.
+      const bool quoted_block = context_.role == field_role::result && raw_.find("```") != std::string_view::npos;
+      const severity level = pushed ? critical : quoted_block ? medium : high;
+      add("poison.shell-command", level, pushed ? 0.85 : quoted_block ? 0.5 : 0.75, {shell_danger}, "dangerous shell command shape in text the model reads");
     }
     if (has(decode_exec)) add("poison.encoded-payload", high, 0.85, {decode_exec}, "asks the model to decode something and act on it");
     if (has(url_data)) add("poison.suspicious-url", high, 0.8, {url_data}, "URL meant to be filled with data by the model");
