@@ -1675,17 +1675,25 @@ class evaluator {
       auto [it, fresh] = best.try_emplace(rule, best_hit{p, k, routing});
       if (!fresh && p > it->second.p) it->second = {p, k, routing};
     }
+    // Below the flag cut-off, the sentences of one field are one piece of weak evidence, however
+    // many rules they touch: the strongest stays medium, the others are low.
+    double strongest_weak = 0;
+    for (const auto& entry : best)
+      if (entry.second.routing || entry.second.p < cut.flag) strongest_weak = std::max(strongest_weak, entry.second.p);
+    bool weak_reported = false;
     for (const auto& entry : best) {
       const auto& rule = entry.first;
       const auto& hit = entry.second;
       const auto& s = sentences[hit.k];
       const bool known = std::any_of(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == rule; });
       if (known) continue;  // a structural rule already named it
-      const severity level = hit.routing ? severity::medium
+      const bool weak = hit.routing || hit.p < cut.flag;
+      const bool lead = weak && !weak_reported && hit.p == strongest_weak;
+      if (lead) weak_reported = true;
+      const severity level = weak ? (lead ? severity::medium : severity::low)
                              : hit.p >= cut.critical ? severity::critical
-                             : hit.p >= cut.flag    ? severity::high
-                                                    : severity::medium;
-      const double confidence = hit.routing ? std::min(hit.p, 0.6) : level == severity::medium ? hit.p : std::min(0.99, 0.7 + 0.3 * hit.p);
+                                                     : severity::high;
+      const double confidence = level == severity::medium ? std::min(hit.p, 0.6) : std::min(0.99, 0.7 + 0.3 * hit.p);
       std::string because;
       for (const auto& term : intent::top_terms(s.on, 3)) because += (because.empty() ? "" : ", ") + term.name;
       result_.hits.push_back({rule, level, confidence, norm_.original_offset(s.begin), norm_.original_offset(s.end), {},
