@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, tempDir, wardenBin } from './support/peers.mjs';
+import { EVERYTHING_JS, REPO_ROOT, tempDir, wardenBin } from './support/peers.mjs';
 import { connectHttp, startEverything, startServe } from './support/http.mjs';
 
 const T = { timeout: 60_000 };
@@ -71,7 +71,12 @@ for (const mode of ['streamableHttp', 'sse']) {
       const report = JSON.parse(out);
       assert.equal(report.coverage.inputs.liveTransport, true);
       assert.equal(report.stats.tools, 13, 'server-everything lists 13 tools');
-      assert.equal(report.score.grade, 'A');
+      // The same verdict as a scan of the same server over stdio, and not flagged (A or B).
+      const local = JSON.parse(execFileSync(wardenBin(), ['scan', '--format', 'json', '--', process.execPath, EVERYTHING_JS, 'stdio'],
+        { encoding: 'utf8', timeout: 30000 }));
+      assert.equal(report.score.grade, local.score.grade);
+      assert.deepEqual(report.findings.map((f) => f.ruleId).sort(), local.findings.map((f) => f.ruleId).sort());
+      assert.match(report.score.grade, /^[AB]$/);
       assert.ok(JSON.stringify(report.target).includes(remote.url), 'the report names the URL it scanned');
     } finally {
       await remote.stop('SIGTERM');
