@@ -146,7 +146,7 @@ class surface_walker {
     for (auto& h : hidden.hits)
       add(h.rule_id, h.level, h.confidence, std::string(item), location, text::excerpt(raw, h.begin, h.end), h.message,
           h.decoded.substr(0, 400));
-    field_context context{role, item, &siblings_, &foreign_, 0};
+    field_context context{role, item, &siblings_, &foreign_, 0, &name_index_};
     if (intent::current_observer()) intent::set_observed_location(location);
     auto result = inspect_injection(raw, context);
     for (auto& h : result.hits)
@@ -466,6 +466,7 @@ class surface_walker {
   std::string server_;
   const std::vector<std::string>& siblings_;
   const std::vector<std::string>& foreign_;
+  const tool_name_index name_index_{&siblings_, &foreign_};
   std::vector<finding>& findings_;
   report_stats& stats_;
   const json* owning_tool_ = nullptr;

@@ -838,6 +838,24 @@ std::set<std::string> identifier_tokens(std::string_view s) {
 
 using text::lower_ascii;
 
+}  // namespace
+
+tool_name_index::tool_name_index(const std::vector<std::string>* sibling_tools, const std::vector<std::string>* foreign_tools) {
+  if (sibling_tools)
+    for (const auto& raw : *sibling_tools) {
+      std::string name = lower_ascii(raw);
+      for (std::size_t at = name.find_first_of("-_."); at != std::string::npos; at = name.find_first_of("-_.", at + 1)) {
+        if (at == name.find_first_of("-_.")) sibling_families.insert(name.substr(0, at + 1));
+        if (at + 1 < name.size()) sibling_tails.insert(name.substr(at + 1));
+      }
+      siblings.insert(std::move(name));
+    }
+  if (foreign_tools)
+    for (const auto& raw : *foreign_tools) foreign.insert(lower_ascii(raw));
+}
+
+namespace {
+
 // ---- the evaluator -----------------------------------------------------------------------------
 
 class evaluator {
@@ -1538,23 +1556,26 @@ class evaluator {
 
   // Tool names the sentence mentions: this tool's own, a sibling's, another server's, or an
   // identifier it asks to call that no server here has.
+  const tool_name_index& names() const {
+    if (context_.names) return *context_.names;
+    if (!local_names_) local_names_.emplace(context_.sibling_tools, context_.foreign_tools);
+    return *local_names_;
+  }
+
   void tool_reference_features(std::string_view sentence_text, intent::feature_set& on) const {
     using intent::feature;
     if (context_.role == field_role::name) return;
     const auto tokens = identifier_tokens(sentence_text);
     if (tokens.empty()) return;
     const std::string own = lower_ascii(context_.own_name);
-    auto names_any = [&](const std::vector<std::string>* names) {
-      if (!names) return false;
-      for (const auto& name : *names) {
-        std::string lowered = lower_ascii(name);
-        if (lowered != own && lowered.size() >= 4 && tokens.count(lowered)) return true;
-      }
-      return false;
+    const auto& index = names();
+    auto names_any = [&](const std::unordered_set<std::string>& known) {
+      return std::any_of(tokens.begin(), tokens.end(),
+                         [&](const std::string& t) { return t != own && t.size() >= 4 && known.count(t); });
     };
     if (!own.empty() && tokens.count(own)) on.set(intent::index(feature::names_own));
-    if (names_any(context_.sibling_tools)) on.set(intent::index(feature::names_sibling));
-    if (names_any(context_.foreign_tools)) on.set(intent::index(feature::names_foreign));
+    if (names_any(index.siblings)) on.set(intent::index(feature::names_sibling));
+    if (names_any(index.foreign)) on.set(intent::index(feature::names_foreign));
     static const re2::RE2 called(
         R"((?:\b(?:call|calling|invoke|invoking|use|using|run|running|trigger|via|through|with)\s+(?:the\s+)?)[`'"]?([a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+)[`'"]?)",
         bank_options());
@@ -1563,27 +1584,13 @@ class evaluator {
     while (re2::RE2::FindAndConsume(&input, called, &name)) {
       if (name == own || name.find('.') != std::string::npos) continue;  // file names and hosts are not tools
       // Docs cite a sibling without the server's prefix ("use list-properties" for
-      // "hubspot-list-properties"): a name that ends a sibling's after a separator is that sibling.
-      auto cites = [&](const std::string& sibling) {
-        const std::string lowered = lower_ascii(sibling);
-        if (lowered == name) return true;
-        if (lowered.size() <= name.size() || lowered.compare(lowered.size() - name.size(), name.size(), name) != 0) return false;
-        const char before = lowered[lowered.size() - name.size() - 1];
-        return before == '-' || before == '_' || before == '.';
-      };
-      bool known = context_.sibling_tools && std::any_of(context_.sibling_tools->begin(), context_.sibling_tools->end(), cites);
-      known = known || (context_.foreign_tools && std::any_of(context_.foreign_tools->begin(), context_.foreign_tools->end(),
-                                                              [&](const std::string& s) { return lower_ascii(s) == name; }));
-      // Servers list some tools only when the client has a capability ("get-roots-list" beside
-      // "get-env"): in the server's own metadata, a name in its siblings' family is one of them.
-      if (!known && context_.role != field_role::result && context_.sibling_tools) {
-        auto family = [](std::string_view n) {
-          const auto cut = n.find_first_of("-_.");
-          return cut == std::string_view::npos ? std::string{} : lower_ascii(n.substr(0, cut + 1));
-        };
-        const std::string mine = family(name);
-        known = !mine.empty() && std::any_of(context_.sibling_tools->begin(), context_.sibling_tools->end(),
-                                             [&](const std::string& s) { return family(s) == mine; });
+      // "hubspot-list-properties"), and servers list some tools only when the client has a
+      // capability ("get-roots-list" beside "get-env"): in the server's own metadata, a name in
+      // its siblings' family is one of them.
+      bool known = index.siblings.count(name) || index.sibling_tails.count(name) || index.foreign.count(name);
+      if (!known && context_.role != field_role::result) {
+        const auto cut = name.find_first_of("-_.");
+        known = cut != std::string::npos && index.sibling_families.count(name.substr(0, cut + 1));
         if (known) on.set(intent::index(feature::names_sibling));
       }
       if (!known) {
@@ -1848,7 +1855,8 @@ class evaluator {
   std::vector<int> secret_atoms_found_;    // its atoms present in the raw text (ascending)
   injection_result result_;
   bool obfuscated_ = false;
-  double max_probability_ = 0;  // the sentence model's highest probability over the text
+  double max_probability_ = 0;
+  mutable std::optional<tool_name_index> local_names_;  // the sentence model's highest probability over the text
   intent::feature_set alternative_signals_;  // signals only the de-obfuscated views showed
 };
 

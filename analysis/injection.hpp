@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "analysis/finding.hpp"
@@ -24,12 +25,23 @@ enum class field_role : std::uint8_t {
   result,                 // runtime text: tool results, resource reads, prompt bodies
 };
 
+// The tool names of a surface, lower-cased and indexed once per server, so that each sentence
+// looks its words up instead of walking every name (a 1,000-tool surface has 11,000 strings).
+struct tool_name_index {
+  std::unordered_set<std::string> siblings, foreign;
+  std::unordered_set<std::string> sibling_tails;     // "list-properties" of "hubspot-list-properties"
+  std::unordered_set<std::string> sibling_families;  // "get-" of "get-env"
+  tool_name_index() = default;
+  tool_name_index(const std::vector<std::string>* sibling_tools, const std::vector<std::string>* foreign_tools);
+};
+
 struct field_context {
   field_role role = field_role::tool_description;
   std::string_view own_name;                            // the item this text belongs to
   const std::vector<std::string>* sibling_tools = nullptr;  // tool names of the same server
   const std::vector<std::string>* foreign_tools = nullptr;  // tool names of other servers
   int depth = 0;                                        // nesting of decoded payload analysis
+  const tool_name_index* names = nullptr;               // the two lists indexed (built on demand when null)
 };
 
 struct text_hit {
