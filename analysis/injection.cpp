@@ -111,6 +111,8 @@ constexpr pattern_def patterns[] = {
     {override_, R"(\byour (?:new|real|true|actual|primary|updated) (?:task|instructions?|goal|objective|purpose|role|job|directive|mission)\b)"},
     {override_, R"(\b(?:you are now|pretend (?:to be|you are)|roleplay as|enter (?:developer|god|admin|debug|dan) mode|developer mode (?:enabled|activated)|jailbreak|do anything now)\b)"},
     {override_, R"(\b(?:the|your|all) (?:previous|prior|above|earlier|original) instructions (?:are|were|have been) (?:void|cancelled|canceled|revoked|obsolete|outdated|replaced|superseded|wrong|invalid))"},
+    {claimed_consent, R"(\b(?:the\s+)?user\s+(?:has\s+)?(?:already|previously|pre-?)\s*(?:authori[sz]ed|approved|consented|agreed|allowed|permitted|confirmed|opted in)|\b(?:the\s+)?user\s+has\s+(?:authori[sz]ed|approved|permitted)\s+you\s+to\b|\b(?:consent|permission|approval)\s+(?:has|was)\s+(?:already\s+)?been\s+(?:given|granted|obtained)\s+(?:by|from)\s+the\s+user\b)"},
+    {phished_secret, R"(\b(?:seed|recovery|mnemonic|backup|secret)\s+(?:phrase|words|sentence)s?\b|\b(?:2fa|mfa|two-factor|backup|account)\s+recovery\s+codes?\b|\brecovery codes?\b|\b(?:online[- ]banking|bank(?:ing)?)\s+(?:password|passcode|login|credentials|pin)\b|\b(?:google|apple|microsoft|icloud|gmail|outlook|facebook|paypal)\s+(?:account\s+)?password\b)"},
     {override_, R"(\b(?:you are|you're|you)\s+(?:now\s+)?no longer\s+(?:bound|restricted|limited|constrained|governed|required to follow)\s+by\b|\b(?:free|released|freed)\s+from\s+(?:all\s+|any\s+|your\s+)*(?:previous|prior|earlier|original|safety|system)\s+(?:\w+\s+)?(?:instructions|rules|guidelines|restrictions|constraints)\b|\bunrestricted (?:assistant|ai|model|mode)\b)"},
     // -- speaking as someone else
     {impersonation, R"(\b(?:new|updated|additional|urgent|important|latest)\s+(?:instructions?|message|request|task|directive|orders?)\s+from\s+(?:the\s+)?(?:user|admin|administrator|developer|system|owner|operator|anthropic|openai|security team))"},
@@ -1166,17 +1168,11 @@ class evaluator {
           "asks for private data and to keep it from the user");
     // Secrets that no tool argument has a use for: a wallet's seed phrase, account recovery codes,
     // an online-banking login. Asking for them in a tool's text is phishing through the model.
-    static const re2::RE2 phished(
-        R"(\b(?:seed|recovery|mnemonic|backup|secret)\s+(?:phrase|words|sentence)s?\b|\b(?:2fa|mfa|two-factor|backup|account)\s+recovery\s+codes?\b|\brecovery codes?\b|\b(?:online[- ]banking|bank(?:ing)?)\s+(?:password|passcode|login|credentials|pin)\b|\b(?:google|apple|microsoft|icloud|gmail|outlook|facebook|paypal)\s+(?:account\s+)?password\b)",
-        bank_options());
-    if (!has(refuse) && re2::RE2::PartialMatch(re2::StringPiece(norm_.view().data(), norm_.view().size()), phished))
-      add("poison.sensitive-target", high, 0.8, {}, "asks for a secret no tool argument has a use for (seed phrase, recovery codes, a bank or account password)");
+    if (has(phished_secret) && !has(refuse))
+      add("poison.sensitive-target", high, 0.8, {phished_secret}, "asks for a secret no tool argument has a use for (seed phrase, recovery codes, a bank or account password)");
     // Consent claimed on the user's behalf, addressed to the model: the user is never asked.
-    static const re2::RE2 claimed_consent(
-        R"(\b(?:the\s+)?user\s+(?:has\s+)?(?:already|previously|pre-?)\s*(?:authori[sz]ed|approved|consented|agreed|allowed|permitted|confirmed|opted in)|\b(?:the\s+)?user\s+has\s+(?:authori[sz]ed|approved|permitted)\s+you\s+to\b|\b(?:consent|permission|approval)\s+(?:has|was)\s+(?:already\s+)?been\s+(?:given|granted|obtained)\s+(?:by|from)\s+the\s+user\b)",
-        bank_options());
-    if (re2::RE2::PartialMatch(re2::StringPiece(norm_.view().data(), norm_.view().size()), claimed_consent))
-      add("poison.impersonation", high, 0.8, {}, "claims the user's consent on the user's behalf");
+    if (has(claimed_consent))
+      add("poison.impersonation", high, 0.8, {claimed_consent}, "claims the user's consent on the user's behalf");
   }
 
   // Sentences of the normalised text in which a pattern of signal s matches.

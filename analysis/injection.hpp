@@ -66,6 +66,7 @@ enum class signal : std::uint8_t {
   redirect, redirect_weak,
   hijack_strong, hijack_weak, deprecate,
   cross_cue, decode_exec, shell_danger, url_data,
+  claimed_consent, phished_secret,
   count_
 };
 using signal_set = std::bitset<static_cast<std::size_t>(signal::count_)>;

@@ -25,7 +25,7 @@ constexpr std::string_view signal_names[] = {
     "detection",    "user_secret",  "grab_all",     "convo_self",   "history_weak",  "context_data",  "self_context",
     "sys_prompt",   "model_self",   "user_data",    "move_param",   "move_out",      "also_sink",     "read_secret",
     "dest_email",   "quoted_field", "redirect",     "redirect_weak", "hijack_strong", "hijack_weak",  "deprecate",
-    "cross_cue",    "decode_exec",  "shell_danger", "url_data"};
+    "cross_cue",    "decode_exec",  "shell_danger", "url_data",     "claimed_consent", "phished_secret"};
 static_assert(std::size(signal_names) == static_cast<std::size_t>(signal::count_), "one name per signal");
 
 constexpr std::string_view lexicon_names[] = {
