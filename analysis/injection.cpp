@@ -1561,17 +1561,18 @@ class evaluator {
   void tool_reference_features(std::string_view sentence_text, intent::feature_set& on) const {
     using intent::feature;
     if (context_.role == field_role::name) return;
-    const auto tokens = identifier_tokens(sentence_text);
-    if (tokens.empty()) return;
-    const std::string own = lower_ascii(context_.own_name);
     const auto& index = names();
-    auto names_any = [&](const std::unordered_set<std::string>& known) {
-      return std::any_of(tokens.begin(), tokens.end(),
-                         [&](const std::string& t) { return t != own && t.size() >= 4 && known.count(t); });
-    };
-    if (!own.empty() && tokens.count(own)) on.set(intent::index(feature::names_own));
-    if (names_any(index.siblings)) on.set(intent::index(feature::names_sibling));
-    if (names_any(index.foreign)) on.set(intent::index(feature::names_foreign));
+    const std::string own = lower_ascii(context_.own_name);
+    if (!own.empty() || !index.siblings.empty() || !index.foreign.empty()) {
+      const auto tokens = identifier_tokens(sentence_text);
+      auto names_any = [&](const std::unordered_set<std::string>& known) {
+        return std::any_of(tokens.begin(), tokens.end(),
+                           [&](const std::string& t) { return t != own && t.size() >= 4 && known.count(t); });
+      };
+      if (!own.empty() && tokens.count(own)) on.set(intent::index(feature::names_own));
+      if (names_any(index.siblings)) on.set(intent::index(feature::names_sibling));
+      if (names_any(index.foreign)) on.set(intent::index(feature::names_foreign));
+    }
     static const re2::RE2 called(
         R"((?:\b(?:call|calling|invoke|invoking|use|using|run|running|trigger|via|through|with)\s+(?:the\s+)?)[`'"]?([a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+)[`'"]?)",
         bank_options());
@@ -1669,7 +1670,8 @@ class evaluator {
       const std::string_view text = view.substr(s.begin, s.end - s.begin);
       const double p = intent::probability(s.on);
       if (watcher) watcher(intent::observed_location(), text, s.on, p);
-      const bool routing = routes_among_own_tools(s.on, text);
+      // (Only a sentence that would be reported can need the exemption.)
+      const bool routing = p >= cut.report && routes_among_own_tools(s.on, text);
       // Advice on which of the server's own tools to use, carrying nothing out of the tool's reach,
       // is documentation: reported at most as medium, and no licence for the legacy rules.
       max_probability_ = std::max(max_probability_, routing ? std::min(p, cut.report * 0.999) : p);

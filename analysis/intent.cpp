@@ -282,13 +282,15 @@ void add_lexicon_features(std::string_view view, std::vector<sentence>& sentence
   bool in_listing = false;
   for (auto& s : sentences) {
     const re2::StringPiece text(view.data() + s.begin, s.end - s.begin);
-    const bool documents = documents_errors(text);
-    const bool listing_line = re2::RE2::PartialMatch(text, code_line);
     hits.clear();
-    if (c.set->Match(text, &hits)) {
+    if (c.set->Match(text, &hits))
       for (int hit : hits) s.on.set(index(lexicon[static_cast<std::size_t>(hit)].id));
-      if (s.on.test(index(error_form)) && (documents || (in_listing && listing_line))) s.on.reset(index(error_form));
-    }
+    // Headers of error listings begin with "Error"/"Errors" and so are in the form of an error;
+    // only those sentences (and the lines after one) need the listing checks.
+    const bool error_like = s.on.test(index(error_form));
+    const bool documents = error_like && documents_errors(text);
+    const bool listing_line = (error_like || in_listing) && re2::RE2::PartialMatch(text, code_line);
+    if (error_like && (documents || (in_listing && listing_line))) s.on.reset(index(error_form));
     in_listing = documents || (in_listing && listing_line);
   }
 }
