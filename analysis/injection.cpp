@@ -1573,6 +1573,14 @@ class evaluator {
       if (names_any(index.siblings)) on.set(intent::index(feature::names_sibling));
       if (names_any(index.foreign)) on.set(intent::index(feature::names_foreign));
     }
+    // Only an identifier joined by '_' or '-' can be a tool the sentence asks to call.
+    const bool joined = std::any_of(sentence_text.begin(), sentence_text.end(), [](char c) { return c == '_'; }) ||
+                        [&] {
+                          for (std::size_t i = 1; i + 1 < sentence_text.size(); ++i)
+                            if (sentence_text[i] == '-' && ascii_alnum(sentence_text[i - 1]) && ascii_alnum(sentence_text[i + 1])) return true;
+                          return false;
+                        }();
+    if (!joined) return;
     static const re2::RE2 called(
         R"((?:\b(?:call|calling|invoke|invoking|use|using|run|running|trigger|via|through|with)\s+(?:the\s+)?)[`'"]?([a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+)[`'"]?)",
         bank_options());
