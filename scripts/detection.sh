@@ -17,15 +17,16 @@ trap 'rm -rf "$work"' EXIT
 carriers=()
 [[ -d "$cache/surfaces" ]] && carriers=(--carriers "$cache/surfaces")
 python3 tests/corpus/generator/generate.py --out "$work/gen" "${carriers[@]}" >/dev/null
-# The floors, per set: precision and recall (docs/detection.md gives the figures they guard).
+# The floors, per set: precision and recall, set a little under the figures of docs/detection.md
+# so that a real drop fails while run-to-run noise (none: everything is deterministic) cannot.
 args=(--no-speed
-      --set "dev=$work/gen/dev" --gate "dev:${GATE_DEV:-0.97:0.90}"
-      --set "sealed=$work/gen/sealed" --gate "sealed:${GATE_SEALED:-0.97:0.90}"
-      --set "corpus=tests/corpus/malicious,tests/corpus/benign" --gate "corpus:${GATE_CORPUS:-0.95:0.80}")
+      --set "dev=$work/gen/dev" --gate "dev:${GATE_DEV:-0.98:0.85}"
+      --set "sealed=$work/gen/sealed" --gate "sealed:${GATE_SEALED:-0.90:0.45}"
+      --set "corpus=tests/corpus/malicious,tests/corpus/benign" --gate "corpus:${GATE_CORPUS:-0.97:0.90}")
 for batch in tests/corpus/redteam/batch-*/; do
   [[ -d "$batch" ]] || continue
   name=redteam-$(basename "$batch")
-  args+=(--set "$name=$batch" --gate "$name:${GATE_REDTEAM:-0.90:0.80}")
+  args+=(--set "$name=$batch" --gate "$name:${GATE_REDTEAM:-0.90:0.50}")
 done
 if [[ -d "$cache/surfaces" ]]; then
   args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:0.005")
