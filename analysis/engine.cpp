@@ -660,8 +660,8 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
         const bool claims = y.description && intent::claims_superiority(*y.description);
         const bool copied = overlap >= 0.35;
         // "Security-hardened replacement for read_file": the copy names what it displaces.
-        const bool displaces = y.description && text::lower_ascii(*y.description).find(text::lower_ascii(x.name)) != std::string::npos &&
-                               re2::RE2::PartialMatch(*y.description, replacement);
+        const bool displaces = y.description && re2::RE2::PartialMatch(*y.description, replacement) &&
+                               text::lower_ascii(*y.description).find(text::lower_ascii(x.name)) != std::string::npos;
         const bool asks_more = std::any_of(y.params.begin(), y.params.end(), [&](const std::string& p) {
           return !x.params.count(p) && re2::RE2::PartialMatch(p, sensitive_param);
         });

@@ -1175,32 +1175,19 @@ class evaluator {
       add("poison.impersonation", high, 0.8, {claimed_consent}, "claims the user's consent on the user's behalf");
   }
 
-  // Sentences of the normalised text in which a pattern of signal s matches.
+  // Sentences of the normalised text in which a pattern of signal s matches, and whether one
+  // holds both a and s: read from the sentences judge_sentences located the signals in.
   std::vector<std::string_view> sentences_with(signal s) const {
     std::vector<std::string_view> out;
-    const auto& b = bank();
-    for (int index : matched_) {
-      if (patterns[index].sig != s) continue;
-      re2::StringPiece whole(norm_.view().data(), norm_.view().size()), input = whole, capture;
-      while (re2::RE2::FindAndConsume(&input, *b.singles[static_cast<std::size_t>(index)], &capture)) {
-        out.push_back(sentence_at(static_cast<std::size_t>(capture.data() - whole.data())));
-        if (capture.empty()) break;
-        skip_sentence(input, out.back());
-      }
-    }
+    for (const auto& sentence : located_)
+      if (sentence.on.test(intent::index(s))) out.push_back(norm_.view().substr(sentence.begin, sentence.end - sentence.begin));
     return out;
   }
 
-  // Whether a pattern of signal b matches inside a sentence where signal a matched.
   bool shares_sentence(signal a, signal s) const {
-    if (!has(a) || !has(s)) return false;
-    const auto& b = bank();
-    for (auto sentence : sentences_with(a))
-      for (int index : matched_)
-        if (patterns[index].sig == s &&
-            re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), *b.singles[static_cast<std::size_t>(index)]))
-          return true;
-    return false;
+    return std::any_of(located_.begin(), located_.end(), [&](const intent::sentence& sentence) {
+      return sentence.on.test(intent::index(a)) && sentence.on.test(intent::index(s));
+    });
   }
 
   // "Use this before any other Acme tools" / "before other tools of this server": the ordering
@@ -1574,12 +1561,9 @@ class evaluator {
       if (names_any(index.foreign)) on.set(intent::index(feature::names_foreign));
     }
     // Only an identifier joined by '_' or '-' can be a tool the sentence asks to call.
-    const bool joined = std::any_of(sentence_text.begin(), sentence_text.end(), [](char c) { return c == '_'; }) ||
-                        [&] {
-                          for (std::size_t i = 1; i + 1 < sentence_text.size(); ++i)
-                            if (sentence_text[i] == '-' && ascii_alnum(sentence_text[i - 1]) && ascii_alnum(sentence_text[i + 1])) return true;
-                          return false;
-                        }();
+    bool joined = sentence_text.find('_') != std::string_view::npos;
+    for (std::size_t i = 1; !joined && i + 1 < sentence_text.size(); ++i)
+      joined = sentence_text[i] == '-' && ascii_alnum(sentence_text[i - 1]) && ascii_alnum(sentence_text[i + 1]);
     if (!joined) return;
     static const re2::RE2 called(
         R"((?:\b(?:call|calling|invoke|invoking|use|using|run|running|trigger|via|through|with)\s+(?:the\s+)?)[`'"]?([a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+)[`'"]?)",
@@ -1625,6 +1609,7 @@ class evaluator {
         if (capture.empty()) break;
       }
     }
+    located_ = sentences;  // the signals alone, for the arbitrated legacy rules
     intent::add_lexicon_features(view, sentences);
     // What holds for the whole text and the field it sits in.
     intent::feature_set common;
@@ -1682,7 +1667,7 @@ class evaluator {
       const bool routing = p >= cut.report && routes_among_own_tools(s.on, text);
       // Advice on which of the server's own tools to use, carrying nothing out of the tool's reach,
       // is documentation: reported at most as medium, and no licence for the legacy rules.
-      max_probability_ = std::max(max_probability_, routing ? std::min(p, cut.report * 0.999) : p);
+      if (!routing) max_probability_ = std::max(max_probability_, p);
       if (p < cut.report) continue;
       const auto rule = intent::rule_for(s.on);
       auto [it, fresh] = best.try_emplace(rule, best_hit{p, k, routing});
@@ -1718,11 +1703,6 @@ class evaluator {
   // secret, file, address, conversation, identity, command, concealment, claim or fixed value.
   static bool routes_among_own_tools(const intent::feature_set& on, std::string_view text) {
     using intent::feature, intent::index;
-    // "Never use tools from other servers; rely on delete_post alone" steers away from the rest.
-    static const re2::RE2 beyond_own(
-        R"(\b(?:other|another|third-party|external|rival|competing|default|built-in|client'?s?|similar(?:ly named)?)\s+(?:\w+\s+)?(?:tools?|servers?|integrations?|plugins?|connectors?|functions?)\b|\b(?:any|every|all)\s+other\b|\balone\b|\bonly\s+[`'"]?[\w.-]+[`'"]?\s+(?:may|must|should|can)\b|\b(?:set|override|force|fix|pin|hard-?code|replace)\s+[`'"]?[\w.-]+[`'"]?\s+(?:to|with|=)\s|[`'"][\w.-]+[`'"]\s+(?:must|should|shall|has to|needs to)\s+(?:always\s+)?(?:be|equal|contain|include)\b|\bfor (?:all|every|each) (?:users?|calls?|requests?|accounts?|invocations?)\b|\b(?:has been|was|is now) (?:reconfigured|changed|updated|migrated)\b|\bnow (?:expects|requires|defaults)\b)",
-        bank_options());
-    if (re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), beyond_own)) return false;
     auto any = [&](std::initializer_list<std::size_t> ids) {
       return std::any_of(ids.begin(), ids.end(), [&](std::size_t i) { return on.test(i); });
     };
@@ -1732,7 +1712,7 @@ class evaluator {
     if (!any({index(feature::names_sibling), index(feature::names_own)}) &&
         !any({index(feature::role_server), index(feature::role_description)}))
       return false;
-    return !any({index(signal::secret_noun), index(signal::sensitive_path), index(signal::user_secret), index(signal::read_secret),
+    const bool carries = any({index(signal::secret_noun), index(signal::sensitive_path), index(signal::user_secret), index(signal::read_secret),
                  index(signal::convo_self), index(signal::context_data), index(signal::model_self), index(signal::move_out),
                  index(signal::conceal), index(signal::deceive), index(signal::override_), index(signal::shell_danger),
                  index(signal::url_data), index(signal::env_vars), index(feature::dotfile), index(feature::export_var),
@@ -1746,6 +1726,12 @@ class evaluator {
                  index(feature::maintenance), index(feature::retired), index(feature::speaks_as_user),
                  index(signal::hijack_strong), index(signal::deprecate), index(signal::authority),
                  index(feature::near_authority)});
+    if (carries) return false;
+    // "Never use tools from other servers; rely on delete_post alone" steers away from the rest.
+    static const re2::RE2 beyond_own(
+        R"(\b(?:other|another|third-party|external|rival|competing|default|built-in|client'?s?|similar(?:ly named)?)\s+(?:\w+\s+)?(?:tools?|servers?|integrations?|plugins?|connectors?|functions?)\b|\b(?:any|every|all)\s+other\b|\balone\b|\bonly\s+[`'"]?[\w.-]+[`'"]?\s+(?:may|must|should|can)\b|\b(?:set|override|force|fix|pin|hard-?code|replace)\s+[`'"]?[\w.-]+[`'"]?\s+(?:to|with|=)\s|[`'"][\w.-]+[`'"]\s+(?:must|should|shall|has to|needs to)\s+(?:always\s+)?(?:be|equal|contain|include)\b|\bfor (?:all|every|each) (?:users?|calls?|requests?|accounts?|invocations?)\b|\b(?:has been|was|is now) (?:reconfigured|changed|updated|migrated)\b|\bnow (?:expects|requires|defaults)\b)",
+        bank_options());
+    return !re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), beyond_own);
   }
 
   static intent::feature_set neighbour_summary(const intent::feature_set& around) {
@@ -1862,6 +1848,7 @@ class evaluator {
   injection_result result_;
   bool obfuscated_ = false;
   double max_probability_ = 0;
+  std::vector<intent::sentence> located_;  // judge_sentences' sentences with their signals
   mutable std::optional<tool_name_index> local_names_;  // the sentence model's highest probability over the text
   intent::feature_set alternative_signals_;  // signals only the de-obfuscated views showed
 };
