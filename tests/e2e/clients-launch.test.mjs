@@ -137,7 +137,10 @@ test('serve: a server that cannot be started answers the HTTP client\'s initiali
       assert.match(String(e.message), new RegExp(`mcp-warden cannot start the server: cannot execute '${missing}': No such file or directory`));
       return true;
     });
-    assert.match(serve.output(), new RegExp(`cannot start a server for a new session: cannot execute '${missing}'`));
+    // serve writes the reason to stderr beside the HTTP answer: the line may arrive just after it.
+    const reason = new RegExp(`cannot start a server for a new session: cannot execute '${missing}'`);
+    for (let waited = 0; !reason.test(serve.output()) && waited < 5000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    assert.match(serve.output(), reason);
     // On the wire: 502 Bad Gateway, and a JSON-RPC error with the initialize request's id.
     const raw = await rawRequest(serve.port, { headers: { ...MCP_HEADERS, Host: `127.0.0.1:${serve.port}` }, body: INITIALIZE });
     assert.equal(raw.status, 502);
