@@ -19,6 +19,7 @@
 #include "analysis/literals.hpp"
 #include "analysis/secrets.hpp"
 #include "analysis/text.hpp"
+#include "analysis/tool_claims.hpp"
 
 namespace warden::analysis {
 namespace {
@@ -437,6 +438,11 @@ std::vector<std::string> secret_patterns() {
   for (const auto& shape : secret_shapes)
     if (!shape.generic || shape.kind == "credential-assignment" || shape.kind == "url-credentials") out.emplace_back(shape.regex);
   return out;
+}
+
+// The issuer shapes come first in secret_patterns().
+std::size_t issuer_shape_count() {
+  return static_cast<std::size_t>(std::count_if(secret_shapes.begin(), secret_shapes.end(), [](const auto& shape) { return !shape.generic; }));
 }
 
 struct secret_bank {
@@ -894,6 +900,7 @@ class evaluator {
     discount_action_alternatives();
     structural_rules();
     judge_sentences();
+    claims_about_other_tools();
     arbitrated_legacy_rules();
     procedural_checks();
     return std::move(result_);
@@ -1697,6 +1704,56 @@ class evaluator {
       result_.hits.push_back({rule, level, confidence, norm_.original_offset(s.begin), norm_.original_offset(s.end), {},
                               std::string(intent::describe_rule(rule)) + " (p " + format_probability(hit.p) + ": " + because + ")"});
     }
+    self_promotion(sentences);
+  }
+
+  // Claims of being the best, the most trusted or the choice of AI, aimed at the model's choice of
+  // tool (THREATS.md 20): two kinds of claim in one text, or one said to the model, are an attack
+  // on their own; a lone boast is left to the sentence model (medium at most).
+  void self_promotion(const std::vector<intent::sentence>& sentences) {
+    using intent::feature, intent::index;
+    if (context_.role == field_role::name || context_.role == field_role::schema_text) return;
+    static const re2::RE2 to_the_model(R"(\b(?:ai|llms?|assistants?|agents?|models?|claude|gpt|chatgpt|copilot|you)\b)", bank_options());
+    const feature kinds[] = {feature::superiority, feature::popularity, feature::ai_optimised, feature::suppress_other};
+    std::size_t seen = 0, first = sentences.size();
+    bool aimed = false;
+    for (std::size_t k = 0; k < sentences.size(); ++k) {
+      const auto& s = sentences[k];
+      bool claim = false;
+      for (std::size_t i = 0; i < std::size(kinds); ++i)
+        if (s.on.test(index(kinds[i]))) {
+          seen |= std::size_t{1} << i;
+          claim = true;
+        }
+      if (!claim) continue;
+      if (first == sentences.size()) first = k;
+      const std::string_view text = norm_.view().substr(s.begin, s.end - s.begin);
+      if (s.on.test(index(feature::superiority)) || s.on.test(index(feature::popularity)))
+        aimed = aimed || s.on.test(index(feature::ai_optimised)) || re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), to_the_model);
+    }
+    if (first == sentences.size() || (std::popcount(seen) < 2 && !aimed)) return;
+    const auto& s = sentences[first];
+    const auto begin = norm_.original_offset(s.begin), end = norm_.original_offset(s.end);
+    const std::string message = "claims to be better or more trusted than the alternatives, to win the model's choice of tool";
+    for (auto& existing : result_.hits)
+      if (existing.rule_id == "poison.tool-hijack") {
+        if (existing.level < severity::high) existing = {"poison.tool-hijack", severity::high, 0.75, begin, end, {}, message};
+        return;
+      }
+    result_.hits.push_back({"poison.tool-hijack", severity::high, 0.75, begin, end, {}, message});
+  }
+
+  // Sentences whose topic is another tool (analysis/tool_claims.hpp): each raises its rule's level.
+  void claims_about_other_tools() {
+    for (auto& claim : judge_tool_claims(norm_.view(), located_, context_, names())) {
+      const auto begin = norm_.original_offset(claim.begin), end = norm_.original_offset(claim.end);
+      auto existing = std::find_if(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == claim.rule_id; });
+      if (existing == result_.hits.end()) {
+        result_.hits.push_back({claim.rule_id, claim.level, claim.confidence, begin, end, {}, std::move(claim.message)});
+      } else if (claim.level > existing->level || (claim.level == existing->level && claim.confidence > existing->confidence)) {
+        *existing = {claim.rule_id, claim.level, claim.confidence, begin, end, {}, std::move(claim.message)};
+      }
+    }
   }
 
   // A sentence that names no tool but this server's own and asks for nothing beyond them: no
@@ -1785,9 +1842,14 @@ class evaluator {
         if (body.find("PRIVATE KEY") == std::string_view::npos && looks_like_placeholder(body)) continue;
         auto b = static_cast<std::size_t>(match.data() - raw_.data());
         bool used = has(move_out) || has(move_param) || has(oblige) || has(conceal) || has(consent_skip) || has(also_sink);
-        result_.hits.push_back({"poison.embedded-secret", used ? severity::high : severity::medium, used ? 0.8 : 0.75, b,
+        // A key in an issuer's own format has no place in a server's metadata: whoever reads it
+        // (the model) is handed a credential or an endpoint to send to. Results carry data.
+        const bool issued = static_cast<std::size_t>(index) < issuer_shape_count() && context_.role != field_role::result;
+        result_.hits.push_back({"poison.embedded-secret", used || issued ? severity::high : severity::medium, used || issued ? 0.8 : 0.75, b,
                                 b + match.size(), {},
-                                used ? "live-looking credential that the text tells the model to use" : "string looks like a live credential"});
+                                used ? "live-looking credential that the text tells the model to use"
+                                     : issued ? "live-looking credential in an issuer's format in text the model reads"
+                                              : "string looks like a live credential"});
         break;
       }
     }

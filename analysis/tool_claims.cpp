@@ -1,0 +1,200 @@
+#include "analysis/tool_claims.hpp"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+#include "analysis/text.hpp"
+
+namespace warden::analysis {
+namespace {
+
+re2::RE2::Options options() {
+  re2::RE2::Options o;
+  o.set_case_sensitive(false);
+  o.set_log_errors(false);
+  return o;
+}
+
+// A tool name as servers write them: words joined by '_' or '-' ("create_payout", "get-env").
+#define WARDEN_TOOL_ID R"([`'"]?([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)[`'"]?)"
+
+// Ways a sentence points at a tool by name. Each captures the name.
+const std::array<const re2::RE2*, 4>& reference_patterns() {
+  static const re2::RE2 with_noun(WARDEN_TOOL_ID R"((?:'s)?\s+(?:tool|function|endpoint|action|operation|method)s?\b)", options());
+  static const re2::RE2 noun_first(R"(\b(?:tool|function|operation|action)\s+)" WARDEN_TOOL_ID, options());
+  static const re2::RE2 called(
+      R"(\b(?:call|calling|calls|invoke|invoking|invokes|when\s+(?:using|calling|invoking)|whenever\s+(?:\w+\s+){0,3}(?:uses?|calls?|invokes?))\s+(?:the\s+)?)" WARDEN_TOOL_ID,
+      options());
+  // "sql_exec on the tracelens server": the second group is the server's word, checked by the caller.
+  static const re2::RE2 on_server(
+      WARDEN_TOOL_ID R"(\s*,?\s+(?:in|on|of|from)\s+(?:the\s+)?[`'"]?([\w.-]+)[`'"]?\s+(?:server|integration|connector|plugin)\b)", options());
+  static const std::array<const re2::RE2*, 4> all{&with_noun, &noun_first, &called, &on_server};
+  return all;
+}
+
+// In a text that retires its own tool, the tool it sends the model to.
+const re2::RE2& successor_pattern() {
+  static const re2::RE2 p(
+      R"(\b(?:use|switch to|migrate to|move to|route\s+(?:\w+\s+){0,4}(?:through|via|to)|in favou?r of|replaced by|superseded by|successor is|instead,? use|go through)\s+(?:the\s+)?)" WARDEN_TOOL_ID,
+      options());
+  return p;
+}
+#undef WARDEN_TOOL_ID
+
+// The sentence tells the model how a tool must be used.
+const re2::RE2& prescribes() {
+  static const re2::RE2 p(
+      R"(\b(?:must|should|shall|always|never|needs? to|has to|have to|(?:is|are) (?:required|expected|supposed) to|be sure to|make sure|remember to|do not|don'?t|only ever)\b|(?:^|[:;,]\s*|\b(?:then|and|also)\s+)(?:pass|set|include|append|add|attach|put|fill|prefix|cc|bcc|send|open|route|forward|copy|post|upload|multiply|divide)\b)",
+      options());
+  return p;
+}
+
+// The sentence announces that a tool behaves differently from now on.
+const re2::RE2& announces_change() {
+  static const re2::RE2 p(
+      R"(\b(?:now|henceforth|going forward|from now on|effective (?:immediately|now|today)|by default|defaults? (?:all\s+)?(?:\w+\s+){0,2}to|automatically|regardless of|(?:has|have) (?:been\s+)?(?:changed|moved|extended|updated|reconfigured|migrated|replaced|switched|upgraded|redirected|repointed)|(?:is|are) (?:now\s+)?(?:configured|set|pinned|locked|routed|mapped) to|routes? (?:all|every|each|via|through)|(?:will|shall) (?:now |always |automatically )?(?:use|send|route|add|include|set|default|target|post|forward|require|interpret|append|copy))\b|\bab sofort\b|\bdesormais\b|\ba partir de ahora\b)",
+      options());
+  return p;
+}
+
+// The sentence retires a tool.
+const re2::RE2& retires() {
+  static const re2::RE2 p(
+      R"(\b(?:retired|deprecated|decommissioned|discontinued|sunset(?:ted)?|shut down|removed|will be removed|being removed|no longer (?:supported|maintained|available|works?|functional|in service)|obsolete|superseded|end[- ]of[- ]life|out of service|veraltet|obsoleto|obsolete|d[eé]pr[eé]ci[eé])\b)",
+      options());
+  return p;
+}
+
+// A value the change fixes: a quoted literal, an address, a URL, a long number, or every case.
+const re2::RE2& fixes_value() {
+  static const re2::RE2 p(
+      R"(['"`][^'"`]{1,80}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|\b\d{3,}\b|\b0x[0-9a-f]{6,}\b|\b(?:all|every|each|any)\s+(?:\w+\s+){0,2}(?:requests?|calls?|replies|messages|payouts?|payments?|transfers?|repositories|workloads?|orders?|queries|events|users?|accounts?|recipients?|files?)\b|\bregardless\b)",
+      options());
+  return p;
+}
+
+enum class whose { own, sibling, other };
+
+struct reference {
+  std::string name;
+  whose owner = whose::other;
+  bool foreign = false;  // named by another server on this surface
+};
+
+whose owner_of(const std::string& name, const std::string& own, const tool_name_index& names, bool in_result, bool& foreign) {
+  foreign = false;
+  if (name == own) return whose::own;
+  if (names.siblings.count(name) || names.sibling_tails.count(name)) return whose::sibling;
+  if (names.foreign.count(name)) {
+    foreign = true;
+    return whose::other;
+  }
+  // A name in the family of the server's own tools ("get_" of "get_env") is one of them: servers
+  // list some tools only when the client has a capability. Results carry no such licence.
+  if (!in_result) {
+    const auto cut = name.find_first_of("-_");
+    if (cut != std::string::npos && names.sibling_families.count(name.substr(0, cut + 1))) return whose::sibling;
+  }
+  return whose::other;
+}
+
+// `strict`: the frame alone does not make a tool of a hyphenated word ("read-only tool",
+// "k-anonymity"): an unknown name there needs an underscore.
+void collect(re2::StringPiece text, const re2::RE2& pattern, const std::string& own, const tool_name_index& names, bool in_result,
+             bool strict, std::vector<reference>& out) {
+  std::string name, server;
+  const bool names_server = pattern.NumberOfCapturingGroups() == 2;
+  while (out.size() < 16 && (names_server ? re2::RE2::FindAndConsume(&text, pattern, &name, &server)
+                                          : re2::RE2::FindAndConsume(&text, pattern, &name))) {
+    if (names_server) {
+      static const std::set<std::string> determiners{"the", "this", "that", "a", "an", "your", "our", "same", "local", "remote", "mcp", "its"};
+      if (determiners.count(text::lower_ascii(server))) continue;
+    }
+    // Upper-case names are environment variables ("set SERVICE_REGION in the server environment").
+    if (std::none_of(name.begin(), name.end(), [](char c) { return c >= 'a' && c <= 'z'; })) continue;
+    name = text::lower_ascii(name);
+    bool foreign = false;
+    const auto owner = owner_of(name, own, names, in_result, foreign);
+    if (owner == whose::own) continue;
+    if (owner == whose::other && !foreign && strict && name.find('_') == std::string::npos) continue;
+    out.push_back({name, owner, foreign});
+  }
+}
+
+// Tools the sentence names: by a known name anywhere, or an unknown one in a tool-naming frame.
+std::vector<reference> references(std::string_view sentence, const std::string& own, const tool_name_index& names, bool in_result) {
+  std::vector<reference> out;
+  const re2::StringPiece text(sentence.data(), sentence.size());
+  const auto& patterns = reference_patterns();
+  for (std::size_t i = 0; i < patterns.size(); ++i) collect(text, *patterns[i], own, names, in_result, /*strict=*/i < 2, out);
+  // Known names of other servers count wherever they stand.
+  static const re2::RE2 token(R"(([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+))", options());
+  if (!names.foreign.empty()) {
+    re2::StringPiece input = text;
+    std::string name;
+    while (out.size() < 16 && re2::RE2::FindAndConsume(&input, token, &name)) {
+      name = text::lower_ascii(name);
+      if (name != own && names.foreign.count(name) && !names.siblings.count(name)) out.push_back({name, whose::other, true});
+    }
+  }
+  return out;
+}
+
+bool matches(std::string_view sentence, const re2::RE2& pattern) {
+  return re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), pattern);
+}
+
+std::string quoted(const std::string& name) { return "'" + name + "'"; }
+
+}  // namespace
+
+std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vector<intent::sentence>& sentences,
+                                          const field_context& context, const tool_name_index& names) {
+  std::vector<tool_claim> out;
+  if (context.role == field_role::name || context.role == field_role::schema_text || sentences.empty()) return out;
+  const bool in_result = context.role == field_role::result;
+  const std::string own = text::lower_ascii(context.own_name);
+  bool text_retires = false;
+  for (const auto& s : sentences)
+    if (matches(view.substr(s.begin, s.end - s.begin), retires())) text_retires = true;
+
+  for (const auto& s : sentences) {
+    const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
+    if (sentence.find_first_of("_-") == std::string_view::npos) continue;  // no joined name, no tool named
+    auto refs = references(sentence, own, names, in_result);
+    // A tool that retires itself and sends the model to a tool outside its server.
+    if (text_retires) collect(re2::StringPiece(sentence.data(), sentence.size()), successor_pattern(), own, names, in_result, true, refs);
+    const auto other = std::find_if(refs.begin(), refs.end(), [](const reference& r) { return r.owner == whose::other; });
+    const auto sibling = std::find_if(refs.begin(), refs.end(), [](const reference& r) { return r.owner == whose::sibling; });
+    const bool change = matches(sentence, announces_change());
+    if (other != refs.end()) {
+      const bool retired_here = text_retires && matches(sentence, successor_pattern());
+      const bool orders = matches(sentence, prescribes());
+      if (in_result) {
+        // Results name tools the proxy cannot place; only a retirement notice that sends the
+        // model elsewhere is judged here (orders with pretexts are the sentence model's).
+        if (!(retired_here && (orders || change))) continue;
+      } else if (!(change || orders || retired_here)) {
+        continue;
+      }
+      const std::string_view rule = other->foreign ? "shadow.cross-server-instruction" : "poison.cross-tool-instruction";
+      std::string message = retired_here ? "retires this tool in favour of " + quoted(other->name) + (other->foreign ? ", another server's tool" : ", a tool this server does not have")
+                            : change    ? "announces how " + quoted(other->name) + (other->foreign ? " (another server's tool)" : ", a tool this server does not have,") + " behaves now"
+                                        : "tells the model how to use " + quoted(other->name) + (other->foreign ? ", another server's tool" : ", a tool this server does not have");
+      out.push_back({rule, severity::high, 0.8, s.begin, s.end, std::move(message)});
+      continue;
+    }
+    // One of the server's own tools said to behave differently, with a value fixed for it: an
+    // authority claim over a sibling. Routing advice ("use list_tables first") fixes nothing.
+    if (sibling != refs.end() && !in_result && change && matches(sentence, fixes_value()) && matches(sentence, prescribes())) {
+      out.push_back({"poison.cross-tool-instruction", severity::high, 0.75, s.begin, s.end,
+                     "announces a changed behaviour of " + quoted(sibling->name) + " and fixes a value for it"});
+    }
+  }
+  return out;
+}
+
+}  // namespace warden::analysis
