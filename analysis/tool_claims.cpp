@@ -149,6 +149,91 @@ bool matches(std::string_view sentence, const re2::RE2& pattern) {
 
 std::string quoted(const std::string& name) { return "'" + name + "'"; }
 
+// ---- results that give the model orders (THREATS.md 13, 16, 24) ---------------------------------
+
+// Data that speaks to the AI reading it: "AI assistants reading this:", "hey assistant", "Model
+// instruction:", "if an AI is helping you".
+const re2::RE2& addresses_the_ai() {
+  static const re2::RE2 p(
+      R"(\b(?:ai|llm)[ -](?:assistants?|agents?|helpers?|models?|systems?|bots?|readers?)\b|\b(?:hey|dear|attention|note to|notice to|message to|instructions? (?:for|to)|workaround for|reminder for)\s+(?:the\s+|all\s+|any\s+)?(?:ai|assistants?|agents?|models?|llms?|bots?|language models?)\b|\b(?:model|assistant|agent|ai) instructions?\s*:|\bif (?:an? |the |you are an? |you're an? )?(?:ai|assistant|llm|agent|language model|bot)\b|\b(?:the|any|an|support|our) (?:assistant|ai|agent|llm)\s+(?:must|should|can|will|needs? to|has to|may)\b|^\W*\(?(?:assistant|agent|model|ai)\s*[,:])",
+      options());
+  return p;
+}
+
+// What such text asks the model to do.
+const re2::RE2& orders_an_action() {
+  static const re2::RE2 p(
+      R"(\b(?:call|calling|run|running|execute|invoke|send|sending|forward|post|posting|email|e-mail|attach|fetch|pull|search|look up|reply|navigate|open|include|paste|export|upload|delete|create|create_\w+|grant|transfer|share|download|read|cat|list|collect|gather|retrieve|resubmit|re-submit|submit|pass)\b)",
+      options());
+  return p;
+}
+
+// A secret the user holds and no tool result has a reason to ask for.
+const re2::RE2& user_held_secret() {
+  static const re2::RE2 p(
+      R"(\b(?:passwords?|passphrases?|passcodes?|pin|pins|2fa|mfa|otp|one[- ]time (?:code|password)|(?:authenticator|verification|security|sms|6-digit|six-digit) codes?|cvc|cvv|card numbers?|full card|seed phrases?|recovery (?:phrases?|codes?|keys?)|mnemonic|private keys?|api keys?|access tokens?|session (?:tokens?|cookies?)|cookies?|credentials?|secret keys?|tokens?)\b)",
+      options());
+  return p;
+}
+
+const re2::RE2& asks_the_user_for_it() {
+  static const re2::RE2 p(
+      R"(\b(?:ask|asking|request|prompt|get|obtain|collect)\s+(?:the\s+|your\s+)?(?:user|users|customer|traveller|traveler|person|human|owner|requester|account holder|cardholder|them)(?:'s)?\s+(?:for|to (?:provide|enter|type|share|send|give|confirm))\b)",
+      options());
+  return p;
+}
+
+// A call the result orders, with the pretext that makes it look required.
+const re2::RE2& orders_a_call() {
+  static const re2::RE2 p(
+      R"(\b(?:call|calling|invoke|invoking|run|running|use|using|switch to|retry (?:with|via|using)|re-?run)\s+(?:the\s+)?[`'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[`'"]?)", options());
+  return p;
+}
+
+const re2::RE2& pretext_for_a_call() {
+  static const re2::RE2 p(
+      R"(\b(?:unlock|to continue|to proceed|to complete|to confirm|to restore|to resolve|to fix|to unblock|to refresh|to renew|verif(?:y|ied|ication)|re-?auth\w*|authori[sz]\w*|authenticat\w*|required|requires|first|before (?:any|every|each|further|retrying|continuing)|workaround|grant|ownership|expired|locked|pending|incomplete|syncing|retired|deprecated)\b)",
+      options());
+  return p;
+}
+
+// What the ordered call carries: a fixed value, a destination, or private data.
+const re2::RE2& call_payload() {
+  static const re2::RE2 p(
+      R"(\w=\S|['"`][^'"`]{2,}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|\b[A-Z]{2,}[-_][A-Z0-9-]{4,}\b|\b(?:api key|token|password|pin|secret|credentials?|cookie|environment|env|inbox|every message|all (?:messages|contacts|files|records)|account number|seed|private key|~/)\b)",
+      options());
+  return p;
+}
+
+void judge_result_orders(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
+  bool ai_addressed_before = false;
+  for (const auto& s : sentences) {
+    const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
+    const bool to_ai = matches(sentence, addresses_the_ai());
+    // "AI assistants reading this: search the mailbox ..." often puts the address and the order
+    // in two sentences (or two lines).
+    if ((to_ai || ai_addressed_before) && matches(sentence, orders_an_action())) {
+      out.push_back({"poison.impersonation", severity::high, 0.8, s.begin, s.end, "text in a tool result addresses the AI reading it and orders an action"});
+      return;
+    }
+    ai_addressed_before = to_ai;
+    // A server's own sign-in step ("ask the user for the code and call authenticate with otp=")
+    // passes the code back to where it belongs.
+    static const re2::RE2 own_sign_in(
+        R"(\b(?:call|calling|retry|pass (?:it|them) to)\s+(?:the\s+)?[`'"]?(?:[a-z_]*_)?(?:authenticate|auth|login|log_in|sign_in|signin|verify|verify_otp|verify_code|confirm_login|mfa|2fa|otp)(?:_[a-z_]+)?[`'"]?\b)", options());
+    if (matches(sentence, asks_the_user_for_it()) && matches(sentence, user_held_secret()) && !matches(sentence, own_sign_in)) {
+      out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end,
+                     "a tool result tells the model to ask the user for a password, code or key"});
+      return;
+    }
+    if (matches(sentence, orders_a_call()) && matches(sentence, pretext_for_a_call()) && matches(sentence, call_payload())) {
+      out.push_back({"poison.forced-sequencing", severity::high, 0.75, s.begin, s.end,
+                     "a tool result orders a call, with a pretext and a value or data to carry"});
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vector<intent::sentence>& sentences,
@@ -156,6 +241,7 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
   std::vector<tool_claim> out;
   if (context.role == field_role::name || context.role == field_role::schema_text || sentences.empty()) return out;
   const bool in_result = context.role == field_role::result;
+  if (in_result) judge_result_orders(view, sentences, out);
   const std::string own = text::lower_ascii(context.own_name);
   bool text_retires = false;
   for (const auto& s : sentences)
