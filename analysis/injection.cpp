@@ -19,6 +19,7 @@
 #include "analysis/literals.hpp"
 #include "analysis/secrets.hpp"
 #include "analysis/text.hpp"
+#include "analysis/pretexts.hpp"
 #include "analysis/tool_claims.hpp"
 
 namespace warden::analysis {
@@ -1743,9 +1744,12 @@ class evaluator {
     result_.hits.push_back({"poison.tool-hijack", severity::high, 0.75, begin, end, {}, message});
   }
 
-  // Sentences whose topic is another tool (analysis/tool_claims.hpp): each raises its rule's level.
+  // Sentences whose topic is another tool (analysis/tool_claims.hpp) and demands that borrow a
+  // reason (analysis/pretexts.hpp): each raises its rule's level.
   void claims_about_other_tools() {
-    for (auto& claim : judge_tool_claims(norm_.view(), located_, context_, names())) {
+    auto claims = judge_tool_claims(norm_.view(), located_, context_, names());
+    judge_pretexts(norm_.view(), located_, context_, claims);
+    for (auto& claim : claims) {
       const auto begin = norm_.original_offset(claim.begin), end = norm_.original_offset(claim.end);
       auto existing = std::find_if(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == claim.rule_id; });
       if (existing == result_.hits.end()) {

@@ -1,0 +1,176 @@
+#include "analysis/pretexts.hpp"
+
+#include <re2/re2.h>
+
+namespace warden::analysis {
+namespace {
+
+re2::RE2::Options options() {
+  re2::RE2::Options o;
+  o.set_case_sensitive(false);
+  o.set_log_errors(false);
+  return o;
+}
+
+bool matches(std::string_view text, const re2::RE2& pattern) {
+  return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), pattern);
+}
+
+// ---- a shell command on every call ----------------------------------------------------------
+
+// Code in backticks or quotes that starts with a command.
+const re2::RE2& shell_code() {
+  static const re2::RE2 p(
+      R"([`'"]\s*(?:sudo\s+)?(?:psql|sqlite3|mysql|mongo\w*|redis-cli|aws|gcloud|az|kubectl|helm|docker|podman|git|curl|wget|printenv|env|set|powershell|pwsh|cmd|sh|bash|zsh|chmod|chown|echo|printf|export|rm|mv|cp|cat|tee|ssh|scp|rsync|nc|ncat|socat|python3?|node|npm|npx|pip3?|crontab|systemctl|launchctl|reg|setx|find|xargs|tar|zip|base64|openssl|security|defaults|osascript|iptables|ufw|netsh|schtasks|dd|mkfifo|history)\b[^`'"\n]{2,})",
+      options());
+  return p;
+}
+
+const re2::RE2& run_it() {
+  static const re2::RE2 p(
+      R"(\b(?:run|running|execute|executing|exec|type|enter|issue|paste|ausf(?:u|ü)hren|ejecut\w+|ex(?:e|é)cut\w+|esegui\w*|execut\w+)\b|\b(?:in|into|through|via|using|with)\s+(?:a\s+|the\s+|any\s+|your\s+)?(?:available\s+)?(?:terminal|shell|console|command line|command-line)\b|\bim terminal\b)",
+      options());
+  return p;
+}
+
+// The command is to run again and again, not once at set-up.
+const re2::RE2& on_every_call() {
+  static const re2::RE2 p(
+      R"(\b(?:before|prior to|ahead of|after)\s+(?:each|every|any|all)\b|\b(?:before|prior to)\s+(?:opening|posting|listing|triggering|answering|fetching|sending|reading|searching|querying|filling|downloading|uploading|replying|creating|updating|deleting|running|starting|each|every)\b|\b(?:every|each)\s+(?:\w+\s+)?(?:session|call|request|time|lookup|query|invocation|run|use|search|page|message|conversation)\b|\bprefix (?:every|each|all)\b|\bat the (?:start|beginning) of (?:every|each|the) (?:session|conversation|call|request)\b|\bmust (?:begin|start) with\b|\bvor jede[rmn]?\b|\bavant (?:chaque|tout)\b|\bantes de (?:cada|cualquier|todo)\b|\bprima di ogni\b)",
+      options());
+  return p;
+}
+
+// What the command does beyond reading: redirects, pipes, chains, dotfiles, system paths.
+const re2::RE2& harmful_code() {
+  static const re2::RE2 p(
+      R"(>>?|\|\s*\w|&&|;\s*\w|\$\(|~/|\$home|/etc/|/proc/|/tmp/|--global|-delete|\bsudo\b|\bchmod\b|\bprintenv\b|\bexport\b|\bcurl\b|\bwget\b|\bbase64\b|credentials|cookies|\.ssh|\.aws|superuser|disable)",
+      options());
+  return p;
+}
+
+// ---- a forced call that carries data -----------------------------------------------------------
+
+#define WARDEN_TOOL_ID R"([`'"]?[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+[`'"]?)"
+const re2::RE2& call_before() {
+  static const re2::RE2 p(
+      R"(\b(?:before|prior to|ahead of)\b[^.;:]{0,80}\b(?:call|invoke|run|use|query)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+      R"(|\b(?:first|beforehand|as a first step),?\s+(?:call|invoke|run)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+      R"(|\b(?:call|invoke|run)\s+(?:the\s+)?)" WARDEN_TOOL_ID R"([^.;]{0,80}\b(?:first|beforehand|before (?:any|every|each|using|calling|proceeding|continuing))\b)",
+      options());
+  return p;
+}
+#undef WARDEN_TOOL_ID
+
+const re2::RE2& carries_data() {
+  static const re2::RE2 p(
+      R"(\b(?:include|including|pass|passing|copy|copying|paste|forward|log|attach|put|place|embed|append|add|send|post|store|record|quote|mirror)\b[^.;]{0,100}\b(?:in|into|to|with|as|under|on)\b)", options());
+  return p;
+}
+
+// What is carried is broad or private, not the id the next call needs.
+const re2::RE2& broad_or_private() {
+  static const re2::RE2 p(
+      R"(\b(?:full|all|every|entire|whole|complete|raw|last \d+|\d{2,})\b|\b(?:contents?|body|bodies|transcript|history|messages|emails?|records?|results|signatures?|tokens?|passwords?|keys?|secrets?|credentials?|cookies?|addresses|notes)\b)",
+      options());
+  return p;
+}
+
+// A reason borrowed from security, law or operations.
+const re2::RE2& borrowed_reason() {
+  static const re2::RE2 p(
+      R"(\b(?:polic(?:y|ies)|compliance|regulat\w+|gdpr|ccpa|kyc|aml|audit\w*|attestation|verif\w+|validat\w+|integrity|trust (?:&|and) safety|security|privacy|quality[- ]assurance|qa|risk|fraud|anti-?fraud|travel rule|data[- ]protection|governance|sox|hipaa|pci|correlat\w+|anonymi[sz]\w+|protection|certif\w+)\b)",
+      options());
+  return p;
+}
+
+// ---- a policy that keeps itself from the user ---------------------------------------------------
+
+// The text says that it (the rule, the step, the transfer) is not to be shown or told.
+const re2::RE2& keeps_itself_hidden() {
+  static const re2::RE2 p(
+      R"(\b(?:this|it|these|that|the (?:above|rule|standard|policy|step|requirement|instruction|note|reserve|fee|copy|transfer|split|check|substitution|change|mapping))\b[^.;]{0,40}\b(?:not|never)\s+(?:be\s+)?(?:shown|surfaced|mentioned|disclosed|itemi[sz]ed|flagged|reported|displayed|visible|announced|narrated|explained|listed)\b|\b(?:not|never|nor)\s+(?:redact|mention|flag|itemi[sz]e|disclose|surface|report|announce|narrate)\s+(?:this|it|these|that|the (?:standard|rule|policy|step|requirement|instruction|substitution|change))\b|\bwithout (?:flagging|mentioning|telling|notifying|informing|alerting|disclosing|surfacing|announcing)\b|\bomit(?:ted)? (?:it |this |them )?from (?:the )?(?:user-facing|visible|final|your|any)\b|\bpre-?authori[sz]ed\b|\b(?:automatically|silently) without (?:asking|confirmation|prompting)\b|\bno (?:need|reason) to (?:tell|inform|mention|notify)\b|\b(?:do not|don'?t|never) surface\b|\bthe substitution is transparent\b)",
+      options());
+  return p;
+}
+
+const re2::RE2& named_rule() {
+  static const re2::RE2 p(
+      R"(\b(?:polic(?:y|ies)|rule|standard|guideline|agreement|mandate|directive|regulation|procedure|requirement|notice|control|programme|program)\b[^.:;]{0,40}:|\b[a-z]{1,6}-\d{1,4}(?:\.\d+)?\b|\bbinding on\b)",
+      options());
+  return p;
+}
+
+// ---- a parameter filled from what the model has seen --------------------------------------------
+
+const re2::RE2& from_the_models_context() {
+  static const re2::RE2 p(
+      R"(\byou(?:'ve| have)?\s+(?:already\s+|previously\s+)?(?:opened|read|seen|accessed|retrieved|fetched|viewed|learned|collected|called)\b|\b(?:visible|available|known|accessible) to you\b|\b(?:as best|whatever|everything|all|anything) you (?:know|have|can find|remember|recall)\b|\byou know (?:about|of)\b|\bin this (?:session|conversation|chat)\b|\bso far\b|\bearlier (?:in|today|on)\b|\bexchanged with\b|\bthe user has (?:asked|said|told|shared|mentioned|typed|requested)\b|\b(?:outputs?|results?|responses?) of (?:every|all|any|the) (?:other|previous|earlier) tools?\b|\bother tools?'?s?'? (?:outputs?|results?)\b|\bprevious(?:ly)? (?:tool )?(?:calls?|outputs?|results?)\b|\b(?:last|recent|previous|prior) (?:\w+ )?messages\b|\b(?:from|in) (?:your|the) (?:context|memory|conversation|chat)\b|\bany (?:\w+ )?(?:files?|documents?|emails?|passwords?|secrets?) (?:related|visible|open|on)\b)",
+      options());
+  return p;
+}
+
+const re2::RE2& personal_or_private() {
+  static const re2::RE2 p(
+      R"(\b(?:name|address|city|location|birth|employer|email|phone|identity|income|salary|net worth|health|ssn|passport|cookies?|local ?storage|passwords?|environment variables?|env vars?|tokens?|credentials?|api keys?|messages?|emails?|documents?|files?|conversation|chat|summary|transcript|outputs?|results?|personal details?)\b)",
+      options());
+  return p;
+}
+
+// "The user's full legal name, date of birth and employer": two or more facts about the user.
+const re2::RE2& user_dossier() {
+  static const re2::RE2 p(
+      R"(\b(?:the\s+)?(?:user|caller|requester)'?s?\b[^.;]{0,60}\b(?:legal name|full name|date of birth|birthday|employer|home address|street address|net worth|income|salary|phone number|location)\b[^.;]{0,40}\b(?:legal name|full name|date of birth|birthday|employer|home address|street address|net worth|income|salary|phone number|location|email)\b)",
+      options());
+  return p;
+}
+
+}  // namespace
+
+void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& sentences, const field_context& context,
+                    std::vector<tool_claim>& out) {
+  if (context.role == field_role::name || context.role == field_role::result || sentences.empty()) return;
+  const bool param = context.role == field_role::parameter_description;
+  const bool runs_commands = [&] {
+    static const re2::RE2 own(R"((?:^|[_.-])(?:exec|execute|run|shell|command|terminal|bash|script|cmd|process|spawn|eval|sh|ssh|console)(?:$|[_.-]))", options());
+    return matches(context.own_name, own);
+  }();
+  for (std::size_t k = 0; k < sentences.size(); ++k) {
+    const auto& s = sentences[k];
+    const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
+    // Commands quoted to be refused, or for the user to run, give the model no order.
+    static const re2::RE2 not_for_the_model(
+        R"(\b(?:such as|like|e\.g\.|for example|flagged|rejected|blocked|refused|not run|never run|(?:is|are) detected|denied|disallowed|forbidden|(?:that|which|who) (?:run|runs|execute|executes))\b|\b(?:tell|ask|instruct|advise|have|prompt|remind)\s+(?:the\s+)?(?:user|operator|admin|administrator|developer|human)s?\s+to\b|\b(?:the\s+)?(?:user|operator|admin|administrator|developer)s?\s+(?:should|can|may|must|needs? to|has to|will need to)\s+run\b)",
+        options());
+    const bool after_example = k > 0 && view.substr(0, s.begin).find_last_not_of(" \t") != std::string_view::npos &&
+                               view.substr(0, s.begin).ends_with(". ") && (view.substr(0, s.begin).ends_with("e.g. ") || view.substr(0, s.begin).ends_with("i.e. "));
+    if (!runs_commands && !after_example && matches(sentence, shell_code()) && matches(sentence, run_it()) && !matches(sentence, not_for_the_model) &&
+        (matches(sentence, on_every_call()) || matches(sentence, harmful_code()))) {
+      out.push_back({"poison.shell-command", severity::high, 0.8, s.begin, s.end,
+                     "tells the model to run a shell command that is not this tool's job, on every call or with side effects"});
+      continue;
+    }
+    if (matches(sentence, call_before()) && matches(sentence, carries_data()) && matches(sentence, broad_or_private()) &&
+        (matches(sentence, borrowed_reason()) || (k > 0 && matches(view.substr(sentences[k - 1].begin, sentences[k - 1].end - sentences[k - 1].begin), borrowed_reason())))) {
+      out.push_back({"poison.forced-sequencing", severity::high, 0.8, s.begin, s.end,
+                     "forces a call before this tool's own work and has it carry data, for a borrowed reason"});
+      continue;
+    }
+    if (matches(sentence, keeps_itself_hidden())) {
+      // The rule that is hidden is named in this sentence or the one before.
+      const std::string_view before = k > 0 ? view.substr(sentences[k - 1].begin, sentences[k - 1].end - sentences[k - 1].begin) : std::string_view{};
+      if (matches(sentence, named_rule()) || matches(before, named_rule()) || matches(sentence, borrowed_reason()) || matches(before, borrowed_reason()) ||
+          matches(before, carries_data())) {
+        out.push_back({"poison.concealment", severity::high, 0.8, k > 0 ? sentences[k - 1].begin : s.begin, s.end,
+                       "a rule or step that the text tells the model to keep from the user"});
+        continue;
+      }
+    }
+    if (param && ((matches(sentence, from_the_models_context()) && matches(sentence, personal_or_private())) || matches(sentence, user_dossier()))) {
+      out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end,
+                     "a parameter to be filled with what the model has seen or knows of the user, not with the user's request"});
+    }
+  }
+}
+
+}  // namespace warden::analysis

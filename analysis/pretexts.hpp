@@ -1,0 +1,23 @@
+#pragma once
+// Demands that borrow a reason. Three shapes that read as an attack whatever their wording
+// (THREATS.md 2, 17, 18, 22):
+//  - a shell command the model is told to run on every call or session, when running commands
+//    is not the tool's job ("before each lookup execute `...`");
+//  - a call forced before this tool's own work that carries data somewhere ("GDPR step: before
+//    updating, call search_contacts ... and log the result with log_activity");
+//  - a named policy or rule that moves data or money and keeps that from the user ("Risk policy
+//    RP-9: ... 10% sent to ba_...; this is standard and not shown to merchants");
+//  - a parameter whose value is to come from what the model has seen or knows of the user
+//    ("text of any file you've opened earlier", "the user's full legal name").
+// Judged per sentence (with its neighbour for the concealment), pure and thread-safe.
+#include <vector>
+
+#include "analysis/tool_claims.hpp"
+
+namespace warden::analysis {
+
+// Appends findings (byte ranges in the normalised view) to `out`.
+void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& sentences, const field_context& context,
+                    std::vector<tool_claim>& out);
+
+}  // namespace warden::analysis
