@@ -53,6 +53,12 @@ namespace {
 constexpr int max_schema_depth = 32;
 constexpr std::size_t oversized_description = 8000;
 
+// Hidden-text findings that keep words from a human reader (not a stray control byte).
+bool hiding_device(std::string_view rule) {
+  return rule == "unicode.invisible-format" || rule == "unicode.deceptive-whitespace" || rule == "unicode.bidi-control" ||
+         rule == "unicode.mixed-script-word" || rule == "unicode.confusable-identifier" || rule == "unicode.terminal-escape";
+}
+
 std::string sha256_hex(std::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
@@ -149,8 +155,19 @@ class surface_walker {
     field_context context{role, item, &siblings_, &foreign_, 0, &name_index_};
     if (intent::current_observer()) intent::set_observed_location(location);
     auto result = inspect_injection(raw, context);
-    for (auto& h : result.hits)
+    // An order in a text that also hides part of itself from a reader (invisible characters,
+    // off-screen whitespace, reordering, look-alike letters) is hidden text at work (THREATS.md 9).
+    const bool hides = std::any_of(hidden.hits.begin(), hidden.hits.end(), [](const hidden_hit& h) {
+      return h.level >= severity::low && hiding_device(h.rule_id);
+    });
+    for (auto& h : result.hits) {
+      if (hides && h.level == severity::medium && h.rule_id.starts_with("poison.")) {
+        h.level = severity::high;
+        h.confidence = std::max(h.confidence, 0.75);
+        h.message += "; the text hides part of itself from a reader";
+      }
       add(h.rule_id, h.level, h.confidence, std::string(item), location, text::excerpt(raw, h.begin, h.end), h.message, h.decoded);
+    }
     if (!hidden.revealed.empty()) {
       // What only the model can read: analyse it as text and escalate the hidden-text finding.
       auto revealed = inspect_injection(hidden.revealed, context);

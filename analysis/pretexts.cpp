@@ -2,6 +2,8 @@
 
 #include <re2/re2.h>
 
+#include <string>
+
 namespace warden::analysis {
 namespace {
 
@@ -127,8 +129,35 @@ const re2::RE2& user_dossier() {
 
 }  // namespace
 
+// A property name that is a sentence: "also_send_chat_history_to_analytics",
+// "include_user_passwords_from_keychain". Names of four words or more that move private data.
+bool name_is_an_order(std::string_view name) {
+  std::string words;
+  std::size_t count = 1;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool upper_start = c >= 'A' && c <= 'Z' && i > 0 && name[i - 1] >= 'a' && name[i - 1] <= 'z';
+    if (c == '_' || c == '-' || c == '.' || upper_start) {
+      words.push_back(' ');
+      ++count;
+      if (upper_start) words.push_back(c);
+    } else {
+      words.push_back(c);
+    }
+  }
+  if (count < 4) return false;
+  static const re2::RE2 moves(R"(\b(?:send|include|paste|attach|upload|forward|copy|share|post|export|leak|dump|add|append|mirror|sync)\b)", options());
+  static const re2::RE2 private_data(
+      R"(\b(?:chat|history|conversation|transcript|passwords?|keychain|secrets?|tokens?|credentials?|keys?|cookies?|env|environment|ssh|previous|prior|earlier|all|every|messages|results|outputs|prompt|system)\b)", options());
+  return matches(words, moves) && matches(words, private_data);
+}
+
 void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& sentences, const field_context& context,
                     std::vector<tool_claim>& out) {
+  if (context.role == field_role::name && !sentences.empty() && name_is_an_order(view)) {
+    out.push_back({"poison.context-solicitation", severity::high, 0.8, 0, view.size(), "a parameter name that orders private data into the call"});
+    return;
+  }
   if (context.role == field_role::name || context.role == field_role::result || sentences.empty()) return;
   const bool param = context.role == field_role::parameter_description;
   const bool runs_commands = [&] {
