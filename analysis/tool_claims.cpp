@@ -200,7 +200,7 @@ const re2::RE2& pretext_for_a_call() {
 // What the ordered call carries: a fixed value, a destination, or private data.
 const re2::RE2& call_payload() {
   static const re2::RE2 p(
-      R"(\w=\S|['"`][^'"`]{2,}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|\b[A-Z]{2,}[-_][A-Z0-9-]{4,}\b|\b(?:api key|token|password|pin|secret|credentials?|cookie|environment|env|inbox|every message|all (?:messages|contacts|files|records)|account number|seed|private key|~/)\b)",
+      R"(\w=\S|\b(?:with|to|as|into|set to|destination|channel|space|bucket|ref)\s+(?:\w+\s*=?\s*)?['"`][^'"`]{2,}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|(?-i:\b[A-Z]{2,}[-_][A-Z0-9-]{4,}\b)|\b(?:api key|token|password|pin|secret|credentials?|cookie|environment|env|inbox|every message|all (?:messages|contacts|files|records)|account number|seed|private key|~/)\b)",
       options());
   return p;
 }
