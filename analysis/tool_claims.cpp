@@ -205,6 +205,45 @@ const re2::RE2& call_payload() {
   return p;
 }
 
+// ---- suppression of the other tools (THREATS.md 7) ------------------------------------------------
+
+const re2::RE2& refuses_use() {
+  static const re2::RE2 p(
+      R"(\b(?:never|do not|don'?t|must not|should not|shall not|avoid|refrain from|stop|no longer|not to|no need to)\s+(?:\w+\s+){0,2}?(?:use|using|call|calling|invoke|invoking|rely on|relying on|trust|trusting|consult|consulting|try|trying|pick|picking|choose|choosing|fall back to|switch to)\b|\b(?:disregard|ignore|bypass|shun|distrust)\b)",
+      options());
+  return p;
+}
+
+// The tools of anyone else: other servers, the client's own, look-alikes, "alternatives".
+const re2::RE2& the_other_tools() {
+  static const re2::RE2 p(
+      R"(\b(?:other|another|alternative|competing|third[- ]party|external|built-?in|default|native|client'?s?|similar(?:ly named)?|rival|generic|standard|look-?alike)\s+(?:\w+\s+){0,3}(?:tools?|servers?|integrations?|plugins?|connectors?|functions?|providers?|services?|alternatives?|sources?|apis?)\b|\btools?\s+(?:whose names?|with (?:similar )?names?|named like|that (?:look|resemble|share|sound))\b|\balternatives\b|\b(?:tools?|servers?) (?:from|of) (?:other|another|any other|different) (?:servers?|vendors?|providers?)\b)",
+      options());
+  return p;
+}
+
+// "until the user confirms", "between the summary and the answer": a pause, not a ban.
+const re2::RE2& only_for_a_while() {
+  static const re2::RE2 p(R"(\b(?:until|unless|before|between|while|meanwhile|in the meantime|for now|yet|after the user|once the user)\b)", options());
+  return p;
+}
+
+const re2::RE2& absolutely() {
+  static const re2::RE2 p(
+      R"(\b(?:entirely|at all|ever|under any circumstances?|in any case|even (?:if|when|though)|regardless|whatsoever|completely|alone|exclusively|for (?:all|any|every)|always)\b)", options());
+  return p;
+}
+
+void judge_suppression(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
+  for (const auto& s : sentences) {
+    const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
+    if (!matches(sentence, refuses_use()) || !matches(sentence, the_other_tools())) continue;
+    if (matches(sentence, only_for_a_while()) && !matches(sentence, absolutely())) continue;
+    out.push_back({"poison.tool-hijack", severity::high, 0.8, s.begin, s.end, "tells the model never to use other tools, to keep its choice on this one"});
+    return;
+  }
+}
+
 void judge_result_orders(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
   bool ai_addressed_before = false;
   for (const auto& s : sentences) {
@@ -242,6 +281,7 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
   if (context.role == field_role::name || context.role == field_role::schema_text || sentences.empty()) return out;
   const bool in_result = context.role == field_role::result;
   if (in_result) judge_result_orders(view, sentences, out);
+  judge_suppression(view, sentences, out);
   const std::string own = text::lower_ascii(context.own_name);
   bool text_retires = false;
   for (const auto& s : sentences)
