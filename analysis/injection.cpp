@@ -1037,6 +1037,7 @@ class evaluator {
         obfuscated_ = true;
       }
     }
+    alternative_views_ = std::move(views);
   }
 
  private:
@@ -1749,8 +1750,21 @@ class evaluator {
   void claims_about_other_tools() {
     auto claims = judge_tool_claims(norm_.view(), located_, context_, names());
     judge_pretexts(norm_.view(), located_, context_, claims);
-    for (auto& claim : claims) {
-      const auto begin = norm_.original_offset(claim.begin), end = norm_.original_offset(claim.end);
+    const std::size_t own_claims = claims.size();
+    // The same shapes spelt to dodge matching ("s-e-n-d", "r34d"): judged on the de-obfuscated
+    // copies, with the whole text as evidence.
+    for (const auto& alt : alternative_views_) {
+      const auto sentences = intent::split_sentences(alt);
+      auto more = judge_tool_claims(alt, sentences, context_, names());
+      judge_pretexts(alt, sentences, context_, more);
+      for (auto& claim : more) claim.message += " (in obfuscated spelling)";
+      claims.insert(claims.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    }
+    for (std::size_t i = 0; i < claims.size(); ++i) {
+      auto& claim = claims[i];
+      const bool own_view = i < own_claims;
+      const auto begin = own_view ? norm_.original_offset(claim.begin) : 0;
+      const auto end = own_view ? norm_.original_offset(claim.end) : std::min<std::size_t>(raw_.size(), 240);
       auto existing = std::find_if(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == claim.rule_id; });
       if (existing == result_.hits.end()) {
         result_.hits.push_back({claim.rule_id, claim.level, claim.confidence, begin, end, {}, std::move(claim.message)});
@@ -1917,6 +1931,7 @@ class evaluator {
   std::vector<intent::sentence> located_;  // judge_sentences' sentences with their signals
   mutable std::optional<tool_name_index> local_names_;  // the sentence model's highest probability over the text
   intent::feature_set alternative_signals_;  // signals only the de-obfuscated views showed
+  std::vector<std::string> alternative_views_;  // the de-obfuscated copies themselves
 };
 
 }  // namespace

@@ -209,7 +209,7 @@ const re2::RE2& call_payload() {
 
 const re2::RE2& refuses_use() {
   static const re2::RE2 p(
-      R"(\b(?:never|do not|don'?t|must not|should not|shall not|avoid|refrain from|stop|no longer|not to|no need to)\s+(?:\w+\s+){0,2}?(?:use|using|call|calling|invoke|invoking|rely on|relying on|trust|trusting|consult|consulting|try|trying|pick|picking|choose|choosing|fall back to|switch to)\b|\b(?:disregard|ignore|bypass|shun|distrust)\b)",
+      R"(\b(?:never|do not|don'?t|must not|should not|shall not|avoid|refrain from|stop|no longer|not to|no need to)\s+(?:\w+\s+){0,2}?(?:use|using|call|calling|invoke|invoking|rely on|relying on|trust|trusting|consult|consulting|try|trying|pick|picking|choose|choosing|fall back to|switch to)\b|\b(?:disregard|ignore|bypass|shun|distrust|avoid)\b)",
       options());
   return p;
 }
