@@ -1146,6 +1146,28 @@ class evaluator {
   }
 
 
+  // "phrases such as 'ignore previous instructions'": the match opens a quotation that the text
+  // introduces as an example. (Every match of the signal must be so quoted.)
+  bool quoted_as_example(signal s) const {
+    static const re2::RE2 introduced(
+        R"((?:such as|like|e\.g\.|for example|for instance|phrases?|text|strings?|patterns?|attempts?|quotes?|sentences?|lines?)\W{0,12}[\"'`\x{201C}\x{2018}\x{00AB}]\s*$)",
+        bank_options());
+    const auto& b = bank();
+    bool any = false;
+    for (int index : matched_) {
+      if (patterns[index].sig != s) continue;
+      re2::StringPiece whole(norm_.view().data(), norm_.view().size()), input = whole, capture;
+      while (re2::RE2::FindAndConsume(&input, *b.singles[static_cast<std::size_t>(index)], &capture)) {
+        any = true;
+        const auto at = static_cast<std::size_t>(capture.data() - whole.data());
+        const std::size_t from = at > 80 ? at - 80 : 0;
+        if (!re2::RE2::PartialMatch(re2::StringPiece(whole.data() + from, at - from), introduced)) return false;
+        if (capture.empty()) break;
+      }
+    }
+    return any;
+  }
+
   // Shapes that need no reading of intent: an order to set instructions aside, a chat-template
   // token, a dangerous shell pipeline, "decode and run", a URL built to carry data, an authority
   // tag that wraps an order. Security tools quote such text to detect it, so a text that reads as
@@ -1156,7 +1178,8 @@ class evaluator {
     const bool orders = has(oblige) || has(oblige_strong) || has(address_model);
     const bool quoting = has(detection) && !hides && !has(address_model) && !has(move_out);
     if (quoting) return;
-    if (has(override_)) add("poison.instruction-override", high, 0.9, {override_}, "tells the model to set aside its instructions or the user's");
+    if (has(override_) && !quoted_as_example(override_))
+      add("poison.instruction-override", high, 0.9, {override_}, "tells the model to set aside its instructions or the user's");
     if (has(role_token)) add("poison.impersonation", high, 0.9, {role_token}, "chat-template token makes text look like a conversation turn");
     if (has(shell_danger)) {
       const bool pushed = orders || hides || has(seq_global) || has(tag_strong) || has(authority);
