@@ -899,6 +899,7 @@ class evaluator {
     }
     alternative_views();
     discount_action_alternatives();
+    discount_quoted_overrides();
     structural_rules();
     judge_sentences();
     claims_about_other_tools();
@@ -1168,6 +1169,14 @@ class evaluator {
     return any;
   }
 
+  // An override phrase quoted as an example is a quotation, not an order: its signal is dropped
+  // before any rule or the sentence model reads it.
+  void discount_quoted_overrides() {
+    if (!has(override_) || !quoted_as_example(override_)) return;
+    result_.signals.reset(static_cast<std::size_t>(override_));
+    std::erase_if(matched_, [](int index) { return patterns[index].sig == override_; });
+  }
+
   // Shapes that need no reading of intent: an order to set instructions aside, a chat-template
   // token, a dangerous shell pipeline, "decode and run", a URL built to carry data, an authority
   // tag that wraps an order. Security tools quote such text to detect it, so a text that reads as
@@ -1178,8 +1187,7 @@ class evaluator {
     const bool orders = has(oblige) || has(oblige_strong) || has(address_model);
     const bool quoting = has(detection) && !hides && !has(address_model) && !has(move_out);
     if (quoting) return;
-    if (has(override_) && !quoted_as_example(override_))
-      add("poison.instruction-override", high, 0.9, {override_}, "tells the model to set aside its instructions or the user's");
+    if (has(override_)) add("poison.instruction-override", high, 0.9, {override_}, "tells the model to set aside its instructions or the user's");
     if (has(role_token)) add("poison.impersonation", high, 0.9, {role_token}, "chat-template token makes text look like a conversation turn");
     if (has(shell_danger)) {
       const bool pushed = orders || hides || has(seq_global) || has(tag_strong) || has(authority);
