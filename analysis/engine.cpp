@@ -20,6 +20,7 @@
 #include "analysis/injection.hpp"
 #include "analysis/intent.hpp"
 #include "analysis/roles.hpp"
+#include "analysis/schema_pins.hpp"
 #include "analysis/text.hpp"
 
 namespace warden::analysis {
@@ -224,6 +225,10 @@ class surface_walker {
           const std::string prop_path = here + member_path(p.key());
           inspect(p.key(), prop_path, field_role::name, item, text_kind::identifier);
           if (key == "properties" && notes && depth <= 1) check_parameter_name(p.key(), *p, prop_path, item, *notes);
+          if (key == "properties")
+            if (auto pinned = pinned_destination(p.key(), *p))
+              add("poison.redirection", severity::high, 0.8, std::string(item), prop_path, *pinned,
+                  "the schema fixes where '" + p.key() + "' sends: " + text::make_visible(*pinned, 80));
           walk_schema(*p, prop_path, item, depth + 1, key == "properties", notes);
         }
       } else if (key == "items" || key == "additionalProperties" || key == "not" || key == "if" || key == "then" ||
