@@ -155,7 +155,7 @@ std::string quoted(const std::string& name) { return "'" + name + "'"; }
 // instruction:", "if an AI is helping you".
 const re2::RE2& addresses_the_ai() {
   static const re2::RE2 p(
-      R"(\b(?:ai|llm)[ -](?:assistants?|agents?|helpers?|models?|systems?|bots?|readers?)\b|\b(?:hey|dear|attention|note to|notice to|message to|instructions? (?:for|to)|workaround for|reminder for)\s+(?:the\s+|all\s+|any\s+)?(?:ai|assistants?|agents?|models?|llms?|bots?|language models?)\b|\b(?:model|assistant|agent|ai) instructions?\s*:|\bif (?:an? |the |you are an? |you're an? )?(?:ai|assistant|llm|agent|language model|bot)\b|\b(?:the|any|an|support|our) (?:assistant|ai|agent|llm)\s+(?:must|should|can|will|needs? to|has to|may)\b|^\W*\(?(?:assistant|agent|model|ai)\s*[,:])",
+      R"(\b(?:ai|llm)[ -](?:assistants?|agents?|helpers?|models?|systems?|bots?|readers?)\b|\b(?:hey|dear|attention|note to|notice to|message to|instructions? (?:for|to)|workaround for|reminder for)\s+(?:the\s+|all\s+|any\s+)?(?:ai|assistants?|agents?|models?|llms?|bots?|language models?)\b|\b(?:model|assistant|agent|ai) instructions?\s*:|\bif (?:an? |the |you are an? |you're an? )?(?:ai|assistant|llm|agent|language model|bot)\b|\b(?:the|any|an|support|our) (?:assistant|ai|agent|llm)\s+(?:must|should|can|will|needs? to|has to|may)\b|^\W*\(?(?:assistant|agent|model|ai)\s*[,:]|\b(?:could|can|would|will|should|must|may)\s+(?:the\s+|you\s+|your\s+)?(?:\w+\s+)?(?:ai|assistant|agent|llm|bot)\b|(?:^|[:"{\]]\s*)(?:assistant|agent|ai|model)\s*,|\b(?:system|human|user|operator|admin)\s*:\s*(?:the\s+)?(?:assistant|ai|agent|model)\b|<\s*/?\s*(?:system|important|critical|admin|instructions?|directive|assistant|ai|note)\b[^>]{0,40}>|#{2,}\s*(?:assistant|ai|agent|model|system|llm)\s+(?:directive|instruction|note|task|order)s?\b)",
       options());
   return p;
 }
@@ -163,7 +163,7 @@ const re2::RE2& addresses_the_ai() {
 // What such text asks the model to do.
 const re2::RE2& orders_an_action() {
   static const re2::RE2 p(
-      R"(\b(?:call|calling|run|running|execute|invoke|send|sending|forward|post|posting|email|e-mail|attach|fetch|pull|search|look up|reply|navigate|open|include|paste|export|upload|delete|create|create_\w+|grant|transfer|share|download|read|cat|list|collect|gather|retrieve|resubmit|re-submit|submit|pass)\b)",
+      R"(\b(?:call|calling|run|running|execute|invoke|send|sending|forward|post|posting|email|e-mail|attach|fetch|pull|search|look up|reply|navigate|open|include|paste|export|upload|delete|create|create_\w+|grant|transfer|share|download|read|cat|list|collect|gather|retrieve|resubmit|re-submit|submit|pass|add|proceed|checkout|check out|buy|purchase|order|book|update|scale|dm|message|approve|merge|push|deploy|set|change|remove|invite|move|pay)\b)",
       options());
   return p;
 }
