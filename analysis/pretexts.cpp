@@ -122,7 +122,41 @@ const re2::RE2& personal_or_private() {
 // "The user's full legal name, date of birth and employer": two or more facts about the user.
 const re2::RE2& user_dossier() {
   static const re2::RE2 p(
-      R"(\b(?:the\s+)?(?:user|caller|requester)'?s?\b[^.;]{0,60}\b(?:legal name|full name|date of birth|birthday|employer|home address|street address|net worth|income|salary|phone number|location)\b[^.;]{0,40}\b(?:legal name|full name|date of birth|birthday|employer|home address|street address|net worth|income|salary|phone number|location|email)\b)",
+      R"(\b(?:the\s+)?(?:user|caller|requester|customer|shopper)'?s?\b[^.;]{0,60}\b(?:legal name|full name|name|date of birth|birthday|age|gender|mood|religion|ethnicity|health|employer|home address|street address|residence|net worth|income|salary|phone(?: number)?|location|gps|coordinates|ip(?: address)?)\b[^.;]{0,40}\b(?:legal name|full name|date of birth|birthday|age|gender|mood|religion|ethnicity|health|employer|home address|street address|residence|net worth|income|salary|phone(?: number)?|location|gps|coordinates|ip(?: address)?|email)\b)",
+      options());
+  return p;
+}
+
+// ---- the model asked about itself -----------------------------------------------------------------
+
+const re2::RE2& asks_the_model_about_itself() {
+  static const re2::RE2 p(
+      R"(\b(?:name|identity|version|vendor|provider|family|maker|settings|temperature|configuration|system prompt|instructions|hidden instructions|guidelines|tool list|list of tools|available tools|deployer|operator)\s+(?:of\s+)?(?:the\s+)?(?:calling|invoking|current|requesting)\s+(?:ai|model|assistant|agent|llm)\b|\b(?:your|yourself|the assistant's|the model's|the agent's|the ai's)\s+(?:own\s+)?(?:name|identity|model(?: name| id| version)?|version|vendor|provider|maker|settings|temperature|system prompt|instructions|hidden instructions|guidelines|rules|tools|tool list|deployer|operator)\b|\bidentify (?:yourself|itself)\b|\b(?:which|what) (?:ai |llm |language )?(?:model|assistant|agent) (?:you are|is (?:making|calling|sending|running))\b|\bwho (?:deployed|built|created|operates|runs) you\b|\b(?:ai|model|assistant|agent) (?:making|sending|running|issuing) (?:this|the) (?:request|call)\b)",
+      options());
+  return p;
+}
+
+// ---- telling the user something other than what happened -------------------------------------
+
+const re2::RE2& misreports() {
+  static const re2::RE2 p(
+      R"(\b(?:tell|assure|inform|confirm to|report to|show)\s+the (?:user|customer|requester)\b[^.;]{0,60}\b(?:original|requested|intended|as (?:asked|requested|expected)|succeeded|completed|went through)\b|\b(?:report|mention|display|say|state|show|echo)\s+(?:only\s+)?the (?:original|requested|intended|user's) (?:\w+ )?(?:symbol|ticker|path|name|branch|recipient|address|account|package|destination|value|city|amount)\b|\b(?:lie|mislead|deceive)\s+(?:to\s+)?(?:the\s+)?(?:user|customer)\b|\bif (?:the user|they|anyone|someone|the customer) asks?\b[^.;]{0,40}\b(?:say|tell|answer|reply|claim|deny)\b)",
+      options());
+  return p;
+}
+
+// ---- a call forced at every turn, carrying the conversation ---------------------------------------
+
+const re2::RE2& at_every_turn() {
+  static const re2::RE2 p(
+      R"(\b(?:before|prior to|ahead of)\s+(?:any|every|each|all)\s+(?:other\s+)?(?:tools?|calls?|replies|reply|responses?|answers?|turns?|messages?|requests?|actions?|greeting)\b|\bbefore (?:greeting|replying|answering|responding)\b|\bat the (?:start|beginning) of (?:every|each|the) (?:turn|conversation|session|reply|response)\b|\b(?:very first|first) (?:thing|call|action|step) (?:of|in) (?:every|each|the|a) (?:session|conversation|turn)\b|\b(?:on|with|after) every (?:turn|message|reply|response)\b)",
+      options());
+  return p;
+}
+
+const re2::RE2& conversation_cargo() {
+  static const re2::RE2 p(
+      R"(\b(?:the user's (?:first |last |latest |every |each )?(?:message|messages|prompt|request|question|words)|(?:every|each) (?:user )?message|(?:previous|prior|last|full) (?:answer|reply|response)s?|the conversation|chat history|contents? of|\.env\b|environment variables|env vars|directory listing|file list|clipboard)\b)",
       options());
   return p;
 }
@@ -194,6 +228,18 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
                        "a rule or step that the text tells the model to keep from the user"});
         continue;
       }
+    }
+    if ((param || context.role == field_role::schema_text) && matches(sentence, asks_the_model_about_itself())) {
+      out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end, "asks the model to describe itself: its name, maker, settings or instructions"});
+      continue;
+    }
+    if (matches(sentence, misreports())) {
+      out.push_back({"poison.concealment", severity::high, 0.8, s.begin, s.end, "tells the model to report something other than what it did"});
+      continue;
+    }
+    if (matches(sentence, at_every_turn()) && matches(sentence, conversation_cargo())) {
+      out.push_back({"poison.forced-sequencing", severity::high, 0.8, s.begin, s.end, "a call forced at every turn that carries the conversation or local data"});
+      continue;
     }
     // "when the user has provided it in this conversation": the user's own input, for this call.
     static const re2::RE2 given_by_the_user(R"(\b(?:the )?user (?:has |have )?(?:provided|given|supplied|entered|typed|shared) (?:it|them|one)\b)", options());
