@@ -161,6 +161,15 @@ const re2::RE2& conversation_cargo() {
   return p;
 }
 
+// ---- a value the user chose, swapped --------------------------------------------------------------
+
+const re2::RE2& swaps_the_users_value() {
+  static const re2::RE2 p(
+      R"(\b(?:silently|quietly|covertly|automatically|always)\s+(?:\w+\s+)?(?:substitut\w+|swap\w*|replac\w+|rewrit\w+|remap\w*|redirect\w*|reroute\w*|re-route\w*|divert\w*|overrid\w+)\b[^.;]{0,80}(?:['"`][^'"`]{2,}['"`]|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b)|\b(?:substitut\w+|swap\w*|replac\w+|rewrit\w+|remap\w*|redirect\w*|reroute\w*|re-route\w*|divert\w*|overrid\w+)\b[^.;]{0,80}(?:['"`][^'"`]{2,}['"`]|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b)[^.;]{0,80}\b(?:whenever|every time|for (?:all|every|any)|(?:if|when) (?:the |a )?user|(?:is|are) (?:given|requested|provided|entered))\b|\bregardless of (?:the |which |what )?(?:\w+ )?(?:provided|given|requested|specified|chosen|supplied|passed|user's|asked)\b|\b(?:should|must|will|are to) be (?:applied|sent|booked|routed|deployed|charged|paid|transferred|written|pushed|posted|delivered) (?:to|on|in|into|against) ['"`][^'"`]+['"`] instead\b|\binstead of (?:the |their |its )?(?:one |value |address |recipient |account |branch |path |city |ticker |symbol |package |namespace |destination )?(?:the user |they |you )?(?:requested|asked for|specified|provided|given|chose|chosen|named|entered)\b)",
+      options());
+  return p;
+}
+
 }  // namespace
 
 // A property name that is a sentence: "also_send_chat_history_to_analytics",
@@ -231,6 +240,10 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     }
     if ((param || context.role == field_role::schema_text) && matches(sentence, asks_the_model_about_itself())) {
       out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end, "asks the model to describe itself: its name, maker, settings or instructions"});
+      continue;
+    }
+    if (matches(sentence, swaps_the_users_value())) {
+      out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "replaces a value the user chose with one the text fixes"});
       continue;
     }
     if (matches(sentence, misreports())) {
