@@ -4,19 +4,13 @@
 
 #include <string>
 
+#include "analysis/shape_match.hpp"
+
 namespace warden::analysis {
 namespace {
 
-re2::RE2::Options options() {
-  re2::RE2::Options o;
-  o.set_case_sensitive(false);
-  o.set_log_errors(false);
-  return o;
-}
-
-bool matches(std::string_view text, const re2::RE2& pattern) {
-  return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), pattern);
-}
+using shape::matches;
+constexpr auto options = shape::folded;
 
 // ---- a shell command on every call ----------------------------------------------------------
 

@@ -6,17 +6,14 @@
 #include <array>
 #include <set>
 
+#include "analysis/shape_match.hpp"
 #include "analysis/text.hpp"
 
 namespace warden::analysis {
 namespace {
 
-re2::RE2::Options options() {
-  re2::RE2::Options o;
-  o.set_case_sensitive(false);
-  o.set_log_errors(false);
-  return o;
-}
+using shape::matches;
+constexpr auto options = shape::folded;
 
 // A tool name as servers write them: words joined by '_' or '-' ("create_payout", "get-env").
 #define WARDEN_TOOL_ID R"([`'"]?([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)[`'"]?)"
@@ -141,10 +138,6 @@ std::vector<reference> references(std::string_view sentence, const std::string& 
     }
   }
   return out;
-}
-
-bool matches(std::string_view sentence, const re2::RE2& pattern) {
-  return re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), pattern);
 }
 
 std::string quoted(const std::string& name) { return "'" + name + "'"; }
