@@ -1738,6 +1738,7 @@ class evaluator {
                               std::string(intent::describe_rule(rule)) + " (p " + format_probability(hit.p) + ": " + because + ")"});
     }
     self_promotion(sentences);
+    judged_ = std::move(sentences);
   }
 
   // Claims of being the best, the most trusted or the choice of AI, aimed at the model's choice of
@@ -1779,8 +1780,8 @@ class evaluator {
   // Sentences whose topic is another tool (analysis/tool_claims.hpp) and demands that borrow a
   // reason (analysis/pretexts.hpp): each raises its rule's level.
   void claims_about_other_tools() {
-    auto claims = judge_tool_claims(norm_.view(), located_, context_, names());
-    judge_pretexts(norm_.view(), located_, context_, claims);
+    auto claims = judge_tool_claims(norm_.view(), judged_, context_, names());
+    judge_pretexts(norm_.view(), judged_, context_, claims);
     const std::size_t own_claims = claims.size();
     // The same shapes spelt to dodge matching ("s-e-n-d", "r34d"): judged on the de-obfuscated
     // copies, with the whole text as evidence.
@@ -1960,6 +1961,7 @@ class evaluator {
   bool obfuscated_ = false;
   double max_probability_ = 0;
   std::vector<intent::sentence> located_;  // judge_sentences' sentences with their signals
+  std::vector<intent::sentence> judged_;   // the same with every feature the sentence model read
   mutable std::optional<tool_name_index> local_names_;  // the sentence model's highest probability over the text
   intent::feature_set alternative_signals_;  // signals only the de-obfuscated views showed
   std::vector<std::string> alternative_views_;  // the de-obfuscated copies themselves

@@ -164,6 +164,28 @@ const re2::RE2& swaps_the_users_value() {
   return p;
 }
 
+// ---- an order in another language inside English text ----------------------------------------
+
+// The sentence is written in another language than the text around it: mostly non-Latin letters,
+// or two function words of a European language.
+bool foreign_language(std::string_view sentence) {
+  std::size_t letters = 0, non_latin = 0;
+  for (std::size_t i = 0; i < sentence.size(); ++i) {
+    const auto c = static_cast<unsigned char>(sentence[i]);
+    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ++letters;
+    else if (c >= 0xC0) {  // the lead byte of a multi-byte character
+      ++letters;
+      // Latin-1 supplement and Latin Extended-A (accents) lead with 0xC3..0xC5; the rest is another script.
+      if (c > 0xC5) ++non_latin;
+    }
+  }
+  if (letters >= 6 && non_latin * 3 >= letters) return true;
+  static const re2::RE2 function_words(
+      R"((?:\b(?:der|die|das|und|nicht|bitte|immer|jede[nrs]?|mit|f(?:ü|u)r|ist|werden|vous|les|des|toujours|chaque|avec|pour|sans|usted|siempre|cada|los|las|del|sin|voc(?:ê|e)|sempre|n(?:ã|a)o|com|sem|ogni|senza|gli|sempre|altijd|niet|zawsze|nie|wszystkie)\b.*){2,})",
+      options());
+  return matches(sentence, function_words);
+}
+
 }  // namespace
 
 // A property name that is a sentence: "also_send_chat_history_to_analytics",
@@ -201,9 +223,25 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     static const re2::RE2 own(R"((?:^|[_.-])(?:exec|execute|run|shell|command|terminal|bash|script|cmd|process|spawn|eval|sh|ssh|console)(?:$|[_.-]))", options());
     return matches(context.own_name, own);
   }();
+  // How many sentences of the text are in English, for the language-switch rule below.
+  std::size_t english = 0;
+  for (const auto& s : sentences)
+    if (!foreign_language(view.substr(s.begin, s.end - s.begin))) ++english;
+  using intent::feature, intent::index;
   for (std::size_t k = 0; k < sentences.size(); ++k) {
     const auto& s = sentences[k];
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
+    // An order in another language, set inside English text, that grabs, hides or sends: written
+    // for the model, which reads every language, and not for the English-reading reviewer.
+    if (english >= 2 && (s.on.test(index(feature::non_english_directive)) || s.on.test(index(feature::non_english_conceal))) &&
+        (s.on.test(index(feature::non_english_grab)) || s.on.test(index(feature::non_english_conceal)) || s.on.test(index(feature::url)) ||
+         s.on.test(index(feature::email_addr)) || s.on.test(index(feature::names_foreign)) || s.on.test(index(feature::names_unknown_tool)) ||
+         s.on.test(index(signal::sensitive_path)) || s.on.test(index(signal::secret_noun))) &&
+        foreign_language(sentence)) {
+      out.push_back({"poison.compound-injection", severity::high, 0.8, s.begin, s.end,
+                     "an order in another language, set inside English text, that grabs, hides or sends"});
+      continue;
+    }
     // Commands quoted to be refused, or for the user to run, give the model no order.
     static const re2::RE2 not_for_the_model(
         R"(\b(?:such as|like|e\.g\.|for example|flagged|rejected|blocked|refused|not run|never run|(?:is|are) detected|denied|disallowed|forbidden|(?:that|which|who) (?:run|runs|execute|executes))\b|\b(?:tell|ask|instruct|advise|have|prompt|remind)\s+(?:the\s+)?(?:user|operator|admin|administrator|developer|human)s?\s+to\b|\b(?:the\s+)?(?:user|operator|admin|administrator|developer)s?\s+(?:should|can|may|must|needs? to|has to|will need to)\s+run\b)",
