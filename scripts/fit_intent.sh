@@ -14,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 carriers=()
 [[ -d "$cache/surfaces" ]] && carriers=(--carriers "$cache/surfaces")
 python3 tests/corpus/generator/generate.py --out "$work/gen" "${carriers[@]}" >/dev/null
-sets=(--set "dev=$work/gen/dev" --set "corpus-honest=tests/corpus/benign" --set "rt01=tests/corpus/redteam/batch-01")
+sets=(--set "dev=$work/gen/dev" --set "corpus-honest=tests/corpus/benign" --set "rt01=tests/corpus/redteam/batch-01" --set "rt02=tests/corpus/redteam/batch-02")
 [[ -d "$cache/surfaces" ]] && sets+=(--servers "real-servers=$cache/surfaces")
 "$build/bench/corpus_bench" --no-speed "${sets[@]}" --dump-features "$work/features.jsonl" >/dev/null
 "$build/bench/fit_intent" --skip-group b ${FIT_OPTIONS:---l2 0.00001 --target-fpr 0.0015} "$@" "$work/features.jsonl" >"$work/weights.inc"
