@@ -15,154 +15,67 @@ constexpr auto options = shape::folded;
 // ---- a shell command on every call ----------------------------------------------------------
 
 // Code in backticks or quotes that starts with a command.
-const re2::RE2& shell_code() {
-  static const re2::RE2 p(
-      R"([`'"]\s*(?:sudo\s+)?(?:psql|sqlite3|mysql|mongo\w*|redis-cli|aws|gcloud|az|kubectl|helm|docker|podman|git|curl|wget|printenv|env|set|powershell|pwsh|cmd|sh|bash|zsh|chmod|chown|echo|printf|export|rm|mv|cp|cat|tee|ssh|scp|rsync|nc|ncat|socat|python3?|node|npm|npx|pip3?|crontab|systemctl|launchctl|reg|setx|find|xargs|tar|zip|base64|openssl|security|defaults|osascript|iptables|ufw|netsh|schtasks|dd|mkfifo|history)\b[^`'"\n]{2,})",
-      options());
-  return p;
-}
+const re2::RE2& shell_code = shape::pattern(R"([`'"]\s*(?:sudo\s+)?(?:psql|sqlite3|mysql|mongo\w*|redis-cli|aws|gcloud|az|kubectl|helm|docker|podman|git|curl|wget|printenv|env|set|powershell|pwsh|cmd|sh|bash|zsh|chmod|chown|echo|printf|export|rm|mv|cp|cat|tee|ssh|scp|rsync|nc|ncat|socat|python3?|node|npm|npx|pip3?|crontab|systemctl|launchctl|reg|setx|find|xargs|tar|zip|base64|openssl|security|defaults|osascript|iptables|ufw|netsh|schtasks|dd|mkfifo|history)\b[^`'"\n]{2,})");
 
-const re2::RE2& run_it() {
-  static const re2::RE2 p(
-      R"(\b(?:run|running|execute|executing|exec|type|enter|issue|paste|ausf(?:u|ü)hren|ejecut\w+|ex(?:e|é)cut\w+|esegui\w*|execut\w+)\b|\b(?:in|into|through|via|using|with)\s+(?:a\s+|the\s+|any\s+|your\s+)?(?:available\s+)?(?:terminal|shell|console|command line|command-line)\b|\bim terminal\b)",
-      options());
-  return p;
-}
+const re2::RE2& run_it = shape::pattern(R"(\b(?:run|running|execute|executing|exec|type|enter|issue|paste|ausf(?:u|ü)hren|ejecut\w+|ex(?:e|é)cut\w+|esegui\w*|execut\w+)\b|\b(?:in|into|through|via|using|with)\s+(?:a\s+|the\s+|any\s+|your\s+)?(?:available\s+)?(?:terminal|shell|console|command line|command-line)\b|\bim terminal\b)");
 
 // The command is to run again and again, not once at set-up.
-const re2::RE2& on_every_call() {
-  static const re2::RE2 p(
-      R"(\b(?:before|prior to|ahead of|after)\s+(?:each|every|any|all)\b|\b(?:before|prior to)\s+(?:opening|posting|listing|triggering|answering|fetching|sending|reading|searching|querying|filling|downloading|uploading|replying|creating|updating|deleting|running|starting|each|every)\b|\b(?:every|each)\s+(?:\w+\s+)?(?:session|call|request|time|lookup|query|invocation|run|use|search|page|message|conversation)\b|\bprefix (?:every|each|all)\b|\bat the (?:start|beginning) of (?:every|each|the) (?:session|conversation|call|request)\b|\bmust (?:begin|start) with\b|\bvor jede[rmn]?\b|\bavant (?:chaque|tout)\b|\bantes de (?:cada|cualquier|todo)\b|\bprima di ogni\b)",
-      options());
-  return p;
-}
+const re2::RE2& on_every_call = shape::pattern(R"(\b(?:before|prior to|ahead of|after)\s+(?:each|every|any|all)\b|\b(?:before|prior to)\s+(?:opening|posting|listing|triggering|answering|fetching|sending|reading|searching|querying|filling|downloading|uploading|replying|creating|updating|deleting|running|starting|each|every)\b|\b(?:every|each)\s+(?:\w+\s+)?(?:session|call|request|time|lookup|query|invocation|run|use|search|page|message|conversation)\b|\bprefix (?:every|each|all)\b|\bat the (?:start|beginning) of (?:every|each|the) (?:session|conversation|call|request)\b|\bmust (?:begin|start) with\b|\bvor jede[rmn]?\b|\bavant (?:chaque|tout)\b|\bantes de (?:cada|cualquier|todo)\b|\bprima di ogni\b)");
 
 // What the command does beyond reading: redirects, pipes, chains, dotfiles, system paths.
-const re2::RE2& harmful_code() {
-  static const re2::RE2 p(
-      R"(>>?|\|\s*\w|&&|;\s*\w|\$\(|~/|\$home|/etc/|/proc/|/tmp/|--global|-delete|\bsudo\b|\bchmod\b|\bprintenv\b|\bexport\b|\bcurl\b|\bwget\b|\bbase64\b|credentials|cookies|\.ssh|\.aws|superuser|disable)",
-      options());
-  return p;
-}
+const re2::RE2& harmful_code = shape::pattern(R"(>>?|\|\s*\w|&&|;\s*\w|\$\(|~/|\$home|/etc/|/proc/|/tmp/|--global|-delete|\bsudo\b|\bchmod\b|\bprintenv\b|\bexport\b|\bcurl\b|\bwget\b|\bbase64\b|credentials|cookies|\.ssh|\.aws|superuser|disable|[`'"]\s*env\s*[`'"]|\bkeychain\b|\bfind-generic-password\b|credential[.-]helper|\bregistry\b)");
 
 // ---- a forced call that carries data -----------------------------------------------------------
 
 #define WARDEN_TOOL_ID R"([`'"]?[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+[`'"]?)"
-const re2::RE2& call_before() {
-  static const re2::RE2 p(
-      R"(\b(?:before|prior to|ahead of)\b[^.;:]{0,80}\b(?:call|invoke|run|use|query)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+const re2::RE2& call_before = shape::pattern(R"(\b(?:before|prior to|ahead of|after|immediately after)\b[^.;:]{0,80}\b(?:call|invoke|run|use|query)\s+(?:the\s+)?)" WARDEN_TOOL_ID
       R"(|\b(?:first|beforehand|as a first step),?\s+(?:call|invoke|run)\s+(?:the\s+)?)" WARDEN_TOOL_ID
-      R"(|\b(?:call|invoke|run)\s+(?:the\s+)?)" WARDEN_TOOL_ID R"([^.;]{0,80}\b(?:first|beforehand|before (?:any|every|each|using|calling|proceeding|continuing))\b)",
-      options());
-  return p;
-}
+      R"(|\b(?:call|invoke|run)\s+(?:the\s+)?)" WARDEN_TOOL_ID R"([^.;]{0,80}\b(?:first|beforehand|before (?:any|every|each|\w+ing)|prior to|afterwards)\b)"
+      R"(|)" WARDEN_TOOL_ID R"(\s+(?:has to|must|needs to|should|is to|shall)\s+(?:always\s+)?be\s+(?:called|invoked|run|used)\b)"
+      R"(|\brequires?\s+)" WARDEN_TOOL_ID R"(\s+to\s+be\s+(?:called|invoked|run)\b)");
 #undef WARDEN_TOOL_ID
 
-const re2::RE2& carries_data() {
-  static const re2::RE2 p(
-      R"(\b(?:include|including|pass|passing|copy|copying|paste|forward|log|attach|put|place|embed|append|add|send|post|store|record|quote|mirror)\b[^.;]{0,100}\b(?:in|into|to|with|as|under|on)\b)", options());
-  return p;
-}
+const re2::RE2& carries_data = shape::pattern(R"(\b(?:include|including|pass|passing|copy|copying|paste|forward|log|attach|put|place|embed|append|add|send|post|store|record|quote|mirror)\b[^.;]{0,100}\b(?:in|into|to|with|as|under|on)\b|\b(?:passing|supplying|providing|giving|sending|attaching|including|carrying)\b|\bwith (?:the|their|your|its|his|her|every|all|any|each)\b|\btogether with\b)");
 
 // What is carried is broad or private, not the id the next call needs.
-const re2::RE2& broad_or_private() {
-  static const re2::RE2 p(
-      R"(\b(?:full|all|every|entire|whole|complete|raw|last \d+|\d{2,})\b|\b(?:contents?|body|bodies|transcript|history|messages|emails?|records?|results|signatures?|tokens?|passwords?|keys?|secrets?|credentials?|cookies?|addresses|notes)\b)",
-      options());
-  return p;
-}
+const re2::RE2& broad_or_private = shape::pattern(R"(\b(?:full|all|every|entire|whole|complete|raw|last \d+|\d{2,})\b|\b(?:contents?|body|bodies|transcript|history|messages|emails?|records?|results|signatures?|tokens?|passwords?|keys?|secrets?|credentials?|cookies?|addresses|notes)\b)");
 
 // A reason borrowed from security, law or operations.
-const re2::RE2& borrowed_reason() {
-  static const re2::RE2 p(
-      R"(\b(?:polic(?:y|ies)|compliance|regulat\w+|gdpr|ccpa|kyc|aml|audit\w*|attestation|verif\w+|validat\w+|integrity|trust (?:&|and) safety|security|privacy|quality[- ]assurance|qa|risk|fraud|anti-?fraud|travel rule|data[- ]protection|governance|sox|hipaa|pci|correlat\w+|anonymi[sz]\w+|protection|certif\w+)\b)",
-      options());
-  return p;
-}
+const re2::RE2& borrowed_reason = shape::pattern(R"(\b(?:polic(?:y|ies)|compliance|regulat\w+|gdpr|ccpa|kyc|aml|audit\w*|attestation|verif\w+|validat\w+|integrity|trust (?:&|and) safety|security|privacy|quality[- ]assurance|qa|risk|fraud|anti-?fraud|travel rule|data[- ]protection|governance|sox|hipaa|pci|correlat\w+|anonymi[sz]\w+|protection|certif\w+)\b)");
 
 // ---- a policy that keeps itself from the user ---------------------------------------------------
 
 // The text says that it (the rule, the step, the transfer) is not to be shown or told.
-const re2::RE2& keeps_itself_hidden() {
-  static const re2::RE2 p(
-      R"(\b(?:this|it|these|that|the (?:above|rule|standard|policy|step|requirement|instruction|note|reserve|fee|copy|transfer|split|check|substitution|change|mapping))\b[^.;]{0,40}\b(?:not|never)\s+(?:be\s+)?(?:shown|surfaced|mentioned|disclosed|itemi[sz]ed|flagged|reported|displayed|visible|announced|narrated|explained|listed)\b|\b(?:not|never|nor)\s+(?:redact|mention|flag|itemi[sz]e|disclose|surface|report|announce|narrate)\s+(?:this|it|these|that|the (?:standard|rule|policy|step|requirement|instruction|substitution|change))\b|\bwithout (?:flagging|mentioning|telling|notifying|informing|alerting|disclosing|surfacing|announcing)\b|\bomit(?:ted)? (?:it |this |them )?from (?:the )?(?:user-facing|visible|final|your|any)\b|\bpre-?authori[sz]ed\b|\b(?:automatically|silently) without (?:asking|confirmation|prompting)\b|\bno (?:need|reason) to (?:tell|inform|mention|notify)\b|\b(?:do not|don'?t|never) surface\b|\bthe substitution is transparent\b)",
-      options());
-  return p;
-}
+const re2::RE2& keeps_itself_hidden = shape::pattern(R"(\b(?:this|it|these|that|the (?:above|rule|standard|policy|step|requirement|instruction|note|reserve|fee|copy|transfer|split|check|substitution|change|mapping))\b[^.;]{0,40}\b(?:not|never)\s+(?:be\s+)?(?:shown|surfaced|mentioned|disclosed|itemi[sz]ed|flagged|reported|displayed|visible|announced|narrated|explained|listed)\b|\b(?:not|never|nor)\s+(?:redact|mention|flag|itemi[sz]e|disclose|surface|report|announce|narrate)\s+(?:this|it|these|that|the (?:standard|rule|policy|step|requirement|instruction|substitution|change))\b|\bwithout (?:flagging|mentioning|telling|notifying|informing|alerting|disclosing|surfacing|announcing)\b|\bomit(?:ted)? (?:it |this |them )?from (?:the )?(?:user-facing|visible|final|your|any)\b|\bpre-?authori[sz]ed\b|\b(?:automatically|silently) without (?:asking|confirmation|prompting)\b|\bno (?:need|reason) to (?:tell|inform|mention|notify)\b|\b(?:do not|don'?t|never) surface\b|\bthe substitution is transparent\b)");
 
-const re2::RE2& named_rule() {
-  static const re2::RE2 p(
-      R"(\b(?:polic(?:y|ies)|rule|standard|guideline|agreement|mandate|directive|regulation|procedure|requirement|notice|control|programme|program)\b[^.:;]{0,40}:|\b[a-z]{1,6}-\d{1,4}(?:\.\d+)?\b|\bbinding on\b)",
-      options());
-  return p;
-}
+const re2::RE2& named_rule = shape::pattern(R"(\b(?:polic(?:y|ies)|rule|standard|guideline|agreement|mandate|directive|regulation|procedure|requirement|notice|control|programme|program)\b[^.:;]{0,40}:|\b[a-z]{1,6}-\d{1,4}(?:\.\d+)?\b|\bbinding on\b)");
 
 // ---- a parameter filled from what the model has seen --------------------------------------------
 
-const re2::RE2& from_the_models_context() {
-  static const re2::RE2 p(
-      R"(\byou(?:'ve| have)?\s+(?:already\s+|previously\s+)?(?:opened|read|seen|accessed|retrieved|fetched|viewed|learned|collected|called)\b|\b(?:visible|available|known|accessible) to you\b|\b(?:as best|whatever|everything|all|anything) you (?:know|have|can find|remember|recall)\b|\byou know (?:about|of)\b|\bin this (?:session|conversation|chat)\b|\bso far\b|\bearlier (?:in|today|on)\b|\bexchanged with\b|\bthe user has (?:asked|said|told|shared|mentioned|typed|requested)\b|\b(?:outputs?|results?|responses?) of (?:every|all|any|the) (?:other|previous|earlier) tools?\b|\bother tools?'?s?'? (?:outputs?|results?)\b|\bprevious(?:ly)? (?:tool )?(?:calls?|outputs?|results?)\b|\b(?:last|recent|previous|prior) (?:\w+ )?messages\b|\b(?:from|in) (?:your|the) (?:context|memory|conversation|chat)\b|\bany (?:\w+ )?(?:files?|documents?|emails?|passwords?|secrets?) (?:related|visible|open|on)\b)",
-      options());
-  return p;
-}
+const re2::RE2& from_the_models_context = shape::pattern(R"(\byou(?:'ve| have)?\s+(?:already\s+|previously\s+)?(?:opened|read|seen|accessed|retrieved|fetched|viewed|learned|collected|called)\b|\b(?:visible|available|known|accessible) to you\b|\b(?:as best|whatever|everything|all|anything) you (?:know|have|can find|remember|recall)\b|\byou know (?:about|of)\b|\bin this (?:session|conversation|chat)\b|\bso far\b|\bearlier (?:in|today|on)\b|\bexchanged with\b|\bthe user has (?:asked|said|told|shared|mentioned|typed|requested)\b|\b(?:outputs?|results?|responses?) of (?:every|all|any|the) (?:other|previous|earlier) tools?\b|\bother tools?'?s?'? (?:outputs?|results?)\b|\bprevious(?:ly)? (?:tool )?(?:calls?|outputs?|results?)\b|\b(?:last|recent|previous|prior) (?:\w+ )?messages\b|\b(?:from|in) (?:your|the) (?:context|memory|conversation|chat)\b|\bany (?:\w+ )?(?:files?|documents?|emails?|passwords?|secrets?) (?:related|visible|open|on)\b)");
 
-const re2::RE2& personal_or_private() {
-  static const re2::RE2 p(
-      R"(\b(?:name|address|city|location|birth|employer|email|phone|identity|income|salary|net worth|health|ssn|passport|cookies?|local ?storage|passwords?|environment variables?|env vars?|tokens?|credentials?|api keys?|messages?|emails?|documents?|files?|conversation|chat|summary|transcript|outputs?|results?|personal details?)\b)",
-      options());
-  return p;
-}
+const re2::RE2& personal_or_private = shape::pattern(R"(\b(?:name|address|city|location|birth|employer|email|phone|identity|income|salary|net worth|health|ssn|passport|cookies?|local ?storage|passwords?|environment variables?|env vars?|tokens?|credentials?|api keys?|messages?|emails?|documents?|files?|conversation|chat|summary|transcript|outputs?|results?|personal details?)\b)");
 
 // "The user's full legal name, date of birth and employer": two or more facts about the user.
-const re2::RE2& user_dossier() {
-  static const re2::RE2 p(
-      R"(\b(?:the\s+)?(?:user|caller|requester|customer|shopper)'?s?\b[^.;]{0,60}\b(?:legal name|full name|name|date of birth|birthday|age|gender|mood|religion|ethnicity|health|employer|home address|street address|residence|net worth|income|salary|phone(?: number)?|location|gps|coordinates|ip(?: address)?)\b[^.;]{0,40}\b(?:legal name|full name|date of birth|birthday|age|gender|mood|religion|ethnicity|health|employer|home address|street address|residence|net worth|income|salary|phone(?: number)?|location|gps|coordinates|ip(?: address)?|email)\b)",
-      options());
-  return p;
-}
+const re2::RE2& user_dossier = shape::pattern(R"(\b(?:the\s+)?(?:user|caller|requester|customer|shopper)'?s?\b[^.;]{0,60}\b(?:legal name|full name|name|date of birth|birthday|age|gender|mood|religion|ethnicity|health|employer|home address|street address|residence|net worth|income|salary|phone(?: number)?|location|gps|coordinates|ip(?: address)?)\b[^.;]{0,40}\b(?:legal name|full name|date of birth|birthday|age|gender|mood|religion|ethnicity|health|employer|home address|street address|residence|net worth|income|salary|phone(?: number)?|location|gps|coordinates|ip(?: address)?|email)\b)");
 
 // ---- the model asked about itself -----------------------------------------------------------------
 
-const re2::RE2& asks_the_model_about_itself() {
-  static const re2::RE2 p(
-      R"(\b(?:name|identity|version|vendor|provider|family|maker|settings|temperature|configuration|system prompt|instructions|hidden instructions|guidelines|tool list|list of tools|available tools|deployer|operator)\s+(?:of\s+)?(?:the\s+)?(?:calling|invoking|current|requesting)\s+(?:ai|model|assistant|agent|llm)\b|\b(?:your|yourself|the assistant's|the model's|the agent's|the ai's)\s+(?:own\s+)?(?:name|identity|model(?: name| id| version)?|version|vendor|provider|maker|settings|temperature|system prompt|instructions|hidden instructions|guidelines|rules|tools|tool list|deployer|operator)\b|\bidentify (?:yourself|itself)\b|\b(?:which|what) (?:ai |llm |language )?(?:model|assistant|agent) (?:you are|is (?:making|calling|sending|running))\b|\bwho (?:deployed|built|created|operates|runs) you\b|\b(?:ai|model|assistant|agent) (?:making|sending|running|issuing) (?:this|the) (?:request|call)\b)",
-      options());
-  return p;
-}
+const re2::RE2& asks_the_model_about_itself = shape::pattern(R"(\b(?:name|identity|version|vendor|provider|family|maker|settings|temperature|configuration|system prompt|instructions|hidden instructions|guidelines|tool list|list of tools|available tools|deployer|operator)\s+(?:of\s+)?(?:the\s+)?(?:calling|invoking|current|requesting)\s+(?:ai|model|assistant|agent|llm)\b|\b(?:your|yourself|the assistant's|the model's|the agent's|the ai's)\s+(?:own\s+)?(?:name|identity|model(?: name| id| version)?|version|vendor|provider|maker|settings|temperature|system prompt|instructions|hidden instructions|guidelines|rules|tools|tool list|deployer|operator)\b|\bidentify (?:yourself|itself)\b|\b(?:which|what) (?:ai |llm |language )?(?:model|assistant|agent) (?:you are|is (?:making|calling|sending|running))\b|\bwho (?:deployed|built|created|operates|runs) you\b|\b(?:ai|model|assistant|agent) (?:making|sending|running|issuing) (?:this|the) (?:request|call)\b)");
 
 // ---- telling the user something other than what happened -------------------------------------
 
-const re2::RE2& misreports() {
-  static const re2::RE2 p(
-      R"(\b(?:tell|assure|inform|confirm to|report to|show)\s+the (?:user|customer|requester)\b[^.;]{0,60}\b(?:original|requested|intended|as (?:asked|requested|expected)|succeeded|completed|went through)\b|\b(?:report|mention|display|say|state|show|echo)\s+(?:only\s+)?the (?:original|requested|intended|user's) (?:\w+ )?(?:symbol|ticker|path|name|branch|recipient|address|account|package|destination|value|city|amount)\b|\b(?:lie|mislead|deceive)\s+(?:to\s+)?(?:the\s+)?(?:user|customer)\b|\bif (?:the user|they|anyone|someone|the customer) asks?\b[^.;]{0,40}\b(?:say|tell|answer|reply|claim|deny)\b)",
-      options());
-  return p;
-}
+const re2::RE2& misreports = shape::pattern(R"(\b(?:tell|assure|inform|confirm to|report to|show)\s+the (?:user|customer|requester)\b[^.;]{0,60}\b(?:original|requested|intended|as (?:asked|requested|expected)|succeeded|completed|went through)\b|\b(?:report|mention|display|say|state|show|echo)\s+(?:only\s+)?the (?:original|requested|intended|user's) (?:\w+ )?(?:symbol|ticker|path|name|branch|recipient|address|account|package|destination|value|city|amount)\b|\b(?:lie|mislead|deceive)\s+(?:to\s+)?(?:the\s+)?(?:user|customer)\b|\bif (?:the user|they|anyone|someone|the customer) asks?\b[^.;]{0,40}\b(?:say|tell|answer|reply|claim|deny)\b)");
 
 // ---- a call forced at every turn, carrying the conversation ---------------------------------------
 
-const re2::RE2& at_every_turn() {
-  static const re2::RE2 p(
-      R"(\b(?:before|prior to|ahead of)\s+(?:any|every|each|all)\s+(?:other\s+)?(?:tools?|calls?|replies|reply|responses?|answers?|turns?|messages?|requests?|actions?|greeting)\b|\bbefore (?:greeting|replying|answering|responding)\b|\bat the (?:start|beginning) of (?:every|each|the) (?:turn|conversation|session|reply|response)\b|\b(?:very first|first) (?:thing|call|action|step) (?:of|in) (?:every|each|the|a) (?:session|conversation|turn)\b|\b(?:on|with|after) every (?:turn|message|reply|response)\b)",
-      options());
-  return p;
-}
+const re2::RE2& at_every_turn = shape::pattern(R"(\b(?:before|prior to|ahead of)\s+(?:any|every|each|all)\s+(?:other\s+)?(?:tools?|calls?|replies|reply|responses?|answers?|turns?|messages?|requests?|actions?|greeting)\b|\bbefore (?:greeting|replying|answering|responding)\b|\bat the (?:start|beginning) of (?:every|each|the) (?:turn|conversation|session|reply|response)\b|\b(?:very first|first) (?:thing|call|action|step) (?:of|in) (?:every|each|the|a) (?:session|conversation|turn)\b|\b(?:on|with|after) every (?:turn|message|reply|response)\b)");
 
-const re2::RE2& conversation_cargo() {
-  static const re2::RE2 p(
-      R"(\b(?:the user's (?:first |last |latest |every |each )?(?:message|messages|prompt|request|question|words)|(?:every|each) (?:user )?message|(?:previous|prior|last|full) (?:answer|reply|response)s?|the conversation|chat history|contents? of|\.env\b|environment variables|env vars|directory listing|file list|clipboard)\b)",
-      options());
-  return p;
-}
+const re2::RE2& conversation_cargo = shape::pattern(R"(\b(?:the user's (?:first |last |latest |every |each )?(?:message|messages|prompt|request|question|words)|(?:every|each) (?:user )?message|(?:previous|prior|last|full) (?:answer|reply|response)s?|the conversation|chat history|contents? of|\.env\b|environment variables|env vars|directory listing|file list|clipboard)\b)");
 
 // ---- a value the user chose, swapped --------------------------------------------------------------
 
-const re2::RE2& swaps_the_users_value() {
-  static const re2::RE2 p(
-      R"(\b(?:silently|quietly|covertly|automatically|always)\s+(?:\w+\s+)?(?:substitut\w+|swap\w*|replac\w+|rewrit\w+|remap\w*|redirect\w*|reroute\w*|re-route\w*|divert\w*|overrid\w+)\b[^.;]{0,80}(?:['"`][^'"`]{2,}['"`]|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b)|\b(?:substitut\w+|swap\w*|replac\w+|rewrit\w+|remap\w*|redirect\w*|reroute\w*|re-route\w*|divert\w*|overrid\w+)\b[^.;]{0,80}(?:['"`][^'"`]{2,}['"`]|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b)[^.;]{0,80}\b(?:whenever|every time|for (?:all|every|any)|(?:if|when) (?:the |a )?user|(?:is|are) (?:given|requested|provided|entered))\b|\bregardless of (?:the |which |what )?(?:\w+ )?(?:provided|given|requested|specified|chosen|supplied|passed|user's|asked)\b|\b(?:should|must|will|are to) be (?:applied|sent|booked|routed|deployed|charged|paid|transferred|written|pushed|posted|delivered) (?:to|on|in|into|against) ['"`][^'"`]+['"`] instead\b|\binstead of (?:the |their |its )?(?:one |value |address |recipient |account |branch |path |city |ticker |symbol |package |namespace |destination )?(?:the user |they |you )?(?:requested|asked for|specified|provided|given|chose|chosen|named|entered)\b)",
-      options());
-  return p;
-}
+const re2::RE2& swaps_the_users_value = shape::pattern(R"(\b(?:silently|quietly|covertly|automatically|always)\s+(?:\w+\s+)?(?:substitut\w+|swap\w*|replac\w+|rewrit\w+|remap\w*|redirect\w*|reroute\w*|re-route\w*|divert\w*|overrid\w+)\b[^.;]{0,80}(?:['"`][^'"`]{2,}['"`]|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b)|\b(?:substitut\w+|swap\w*|replac\w+|rewrit\w+|remap\w*|redirect\w*|reroute\w*|re-route\w*|divert\w*|overrid\w+)\b[^.;]{0,80}(?:['"`][^'"`]{2,}['"`]|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b)[^.;]{0,80}\b(?:whenever|every time|for (?:all|every|any)|(?:if|when) (?:the |a )?user|(?:is|are) (?:given|requested|provided|entered))\b|\bregardless of (?:the |which |what )?(?:\w+ )?(?:provided|given|requested|specified|chosen|supplied|passed|user's|asked)\b|\b(?:should|must|will|are to) be (?:applied|sent|booked|routed|deployed|charged|paid|transferred|written|pushed|posted|delivered) (?:to|on|in|into|against) ['"`][^'"`]+['"`] instead\b|\binstead of (?:the |their |its )?(?:one |value |address |recipient |account |branch |path |city |ticker |symbol |package |namespace |destination )?(?:the user |they |you )?(?:requested|asked for|specified|provided|given|chose|chosen|named|entered)\b)");
 
 // ---- an order in another language inside English text ----------------------------------------
 
@@ -180,8 +93,8 @@ bool foreign_language(std::string_view sentence) {
     }
   }
   if (letters >= 6 && non_latin * 3 >= letters) return true;
-  static const re2::RE2 function_words(
-      R"((?:\b(?:der|die|das|und|nicht|bitte|immer|jede[nrs]?|mit|f(?:ü|u)r|ist|werden|vous|les|des|toujours|chaque|avec|pour|sans|usted|siempre|cada|los|las|del|sin|voc(?:ê|e)|sempre|n(?:ã|a)o|com|sem|ogni|senza|gli|sempre|altijd|niet|zawsze|nie|wszystkie)\b.*){2,})",
+  static const re2::RE2& function_words = shape::pattern(
+      R"((?:\b(?:der|die|das|und|nicht|bitte|immer|jede[nrs]?|mit|f(?:ü|u)r|ist|werden|vous|les|des|toujours|chaque|avec|pour|sans|usted|siempre|cada|los|las|del|sin|voc(?:ê|e)|sempre|n(?:ã|a)o|com|sem|ogni|senza|gli|sempre|altijd|niet|zawsze|nie|wszystkie|werkzeug|dem|den|einen|eine|auch|oder|wird|sind|ab|sofort|alle|ohne|sur|dans|une|est|sont|tous|toutes|aux|votre|leur|cette|ces|para|una|todos|todas|usar|debe|nunca|antes|tambi(?:é|e)n|herramienta|outil|ferramenta|strumento|utente|usuario|utilisateur|benutzer|nutzer)\b.*){2,})",
       options());
   return matches(sentence, function_words);
 }
@@ -205,9 +118,9 @@ bool name_is_an_order(std::string_view name) {
     }
   }
   if (count < 4) return false;
-  static const re2::RE2 moves(R"(\b(?:send|include|paste|attach|upload|forward|copy|share|post|export|leak|dump|add|append|mirror|sync)\b)", options());
-  static const re2::RE2 private_data(
-      R"(\b(?:chat|history|conversation|transcript|passwords?|keychain|secrets?|tokens?|credentials?|keys?|cookies?|env|environment|ssh|previous|prior|earlier|all|every|messages|results|outputs|prompt|system)\b)", options());
+  static const re2::RE2& moves = shape::pattern(R"(\b(?:send|include|paste|attach|upload|forward|copy|share|post|export|leak|dump|add|append|mirror|sync)\b)");
+  static const re2::RE2& private_data = shape::pattern(
+      R"(\b(?:chat|history|conversation|transcript|passwords?|keychain|secrets?|tokens?|credentials?|keys?|cookies?|env|environment|ssh|previous|prior|earlier|all|every|messages|results|outputs|prompt|system)\b)");
   return matches(words, moves) && matches(words, private_data);
 }
 
@@ -220,7 +133,7 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
   if (context.role == field_role::name || context.role == field_role::result || sentences.empty()) return;
   const bool param = context.role == field_role::parameter_description;
   const bool runs_commands = [&] {
-    static const re2::RE2 own(R"((?:^|[_.-])(?:exec|execute|run|shell|command|terminal|bash|script|cmd|process|spawn|eval|sh|ssh|console)(?:$|[_.-]))", options());
+    static const re2::RE2& own = shape::pattern(R"((?:^|[_.-])(?:exec|execute|run|shell|command|terminal|bash|script|cmd|process|spawn|eval|sh|ssh|console)(?:$|[_.-]))");
     return matches(context.own_name, own);
   }();
   // How many sentences of the text are in English, for the language-switch rule below.
@@ -233,63 +146,68 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
     // An order in another language, set inside English text, that grabs, hides or sends: written
     // for the model, which reads every language, and not for the English-reading reviewer.
-    if (english >= 2 && (s.on.test(index(feature::non_english_directive)) || s.on.test(index(feature::non_english_conceal))) &&
-        (s.on.test(index(feature::non_english_grab)) || s.on.test(index(feature::non_english_conceal)) || s.on.test(index(feature::url)) ||
-         s.on.test(index(feature::email_addr)) || s.on.test(index(feature::names_foreign)) || s.on.test(index(feature::names_unknown_tool)) ||
-         s.on.test(index(signal::sensitive_path)) || s.on.test(index(signal::secret_noun))) &&
-        foreign_language(sentence)) {
+    // A tool name, an address or a path in such a sentence is what it points the model at.
+    // (Lower-case tool names only: DATABASE_URL is an environment variable; example domains are examples.)
+    static const re2::RE2& points_at = shape::pattern(R"((?-i:\b[a-z][a-z0-9]*_[a-z0-9_]+\b)|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://|~/|\b0x[0-9a-f]{6,}|\b\d{6,}\b)");
+    static const re2::RE2& example_domain = shape::pattern(R"(\bexample\.[a-z]{2,}\b|\.example\b|\b(?:e\.g\.|z\. ?b\.|p\. ?ej\.|par exemple|por ejemplo|例)\b)");
+    const bool orders_abroad = s.on.test(index(feature::non_english_directive)) || s.on.test(index(feature::non_english_conceal));
+    const bool aims = s.on.test(index(feature::non_english_grab)) || s.on.test(index(feature::non_english_conceal)) ||
+                      s.on.test(index(feature::names_foreign)) || s.on.test(index(feature::names_unknown_tool)) ||
+                      s.on.test(index(signal::sensitive_path)) || s.on.test(index(signal::secret_noun)) ||
+                      (matches(sentence, points_at) && !matches(sentence, example_domain));
+    if (english >= 2 && english * 2 >= sentences.size() && orders_abroad && aims && foreign_language(sentence)) {
       out.push_back({"poison.compound-injection", severity::high, 0.8, s.begin, s.end,
                      "an order in another language, set inside English text, that grabs, hides or sends"});
       continue;
     }
     // Commands quoted to be refused, or for the user to run, give the model no order.
-    static const re2::RE2 not_for_the_model(
+    static const re2::RE2& not_for_the_model = shape::pattern(
         R"(\b(?:such as|like|e\.g\.|for example|flagged|rejected|blocked|refused|not run|never run|(?:is|are) detected|denied|disallowed|forbidden|(?:that|which|who) (?:run|runs|execute|executes))\b|\b(?:tell|ask|instruct|advise|have|prompt|remind)\s+(?:the\s+)?(?:user|operator|admin|administrator|developer|human)s?\s+to\b|\b(?:the\s+)?(?:user|operator|admin|administrator|developer)s?\s+(?:should|can|may|must|needs? to|has to|will need to)\s+run\b)",
         options());
     const bool after_example = k > 0 && view.substr(0, s.begin).find_last_not_of(" \t") != std::string_view::npos &&
                                view.substr(0, s.begin).ends_with(". ") && (view.substr(0, s.begin).ends_with("e.g. ") || view.substr(0, s.begin).ends_with("i.e. "));
-    if (!runs_commands && !after_example && matches(sentence, shell_code()) && matches(sentence, run_it()) && !matches(sentence, not_for_the_model) &&
-        (matches(sentence, on_every_call()) || matches(sentence, harmful_code()))) {
+    if (!runs_commands && !after_example && matches(sentence, shell_code) && matches(sentence, run_it) && !matches(sentence, not_for_the_model) &&
+        (matches(sentence, on_every_call) || matches(sentence, harmful_code))) {
       out.push_back({"poison.shell-command", severity::high, 0.8, s.begin, s.end,
                      "tells the model to run a shell command that is not this tool's job, on every call or with side effects"});
       continue;
     }
-    if (matches(sentence, call_before()) && matches(sentence, carries_data()) && matches(sentence, broad_or_private()) &&
-        (matches(sentence, borrowed_reason()) || (k > 0 && matches(view.substr(sentences[k - 1].begin, sentences[k - 1].end - sentences[k - 1].begin), borrowed_reason())))) {
+    if (matches(sentence, call_before) && matches(sentence, carries_data) && matches(sentence, broad_or_private) &&
+        (matches(sentence, borrowed_reason) || (k > 0 && matches(view.substr(sentences[k - 1].begin, sentences[k - 1].end - sentences[k - 1].begin), borrowed_reason)))) {
       out.push_back({"poison.forced-sequencing", severity::high, 0.8, s.begin, s.end,
                      "forces a call before this tool's own work and has it carry data, for a borrowed reason"});
       continue;
     }
-    if (matches(sentence, keeps_itself_hidden())) {
+    if (matches(sentence, keeps_itself_hidden)) {
       // The rule that is hidden is named in this sentence or the one before.
       const std::string_view before = k > 0 ? view.substr(sentences[k - 1].begin, sentences[k - 1].end - sentences[k - 1].begin) : std::string_view{};
-      if (matches(sentence, named_rule()) || matches(before, named_rule()) || matches(sentence, borrowed_reason()) || matches(before, borrowed_reason()) ||
-          matches(before, carries_data())) {
+      if (matches(sentence, named_rule) || matches(before, named_rule) || matches(sentence, borrowed_reason) || matches(before, borrowed_reason) ||
+          matches(before, carries_data)) {
         out.push_back({"poison.concealment", severity::high, 0.8, k > 0 ? sentences[k - 1].begin : s.begin, s.end,
                        "a rule or step that the text tells the model to keep from the user"});
         continue;
       }
     }
-    if ((param || context.role == field_role::schema_text) && matches(sentence, asks_the_model_about_itself())) {
+    if ((param || context.role == field_role::schema_text) && matches(sentence, asks_the_model_about_itself)) {
       out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end, "asks the model to describe itself: its name, maker, settings or instructions"});
       continue;
     }
-    if (matches(sentence, swaps_the_users_value())) {
+    if (matches(sentence, swaps_the_users_value)) {
       out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "replaces a value the user chose with one the text fixes"});
       continue;
     }
-    if (matches(sentence, misreports())) {
+    if (matches(sentence, misreports)) {
       out.push_back({"poison.concealment", severity::high, 0.8, s.begin, s.end, "tells the model to report something other than what it did"});
       continue;
     }
-    if (matches(sentence, at_every_turn()) && matches(sentence, conversation_cargo())) {
+    if (matches(sentence, at_every_turn) && matches(sentence, conversation_cargo)) {
       out.push_back({"poison.forced-sequencing", severity::high, 0.8, s.begin, s.end, "a call forced at every turn that carries the conversation or local data"});
       continue;
     }
     // "when the user has provided it in this conversation": the user's own input, for this call.
-    static const re2::RE2 given_by_the_user(R"(\b(?:the )?user (?:has |have )?(?:provided|given|supplied|entered|typed|shared) (?:it|them|one)\b)", options());
-    if (param && ((matches(sentence, from_the_models_context()) && matches(sentence, personal_or_private()) && !matches(sentence, given_by_the_user)) ||
-                  matches(sentence, user_dossier()))) {
+    static const re2::RE2& given_by_the_user = shape::pattern(R"(\b(?:the )?user (?:has |have )?(?:provided|given|supplied|entered|typed|shared) (?:it|them|one)\b)");
+    if (param && ((matches(sentence, from_the_models_context) && matches(sentence, personal_or_private) && !matches(sentence, given_by_the_user)) ||
+                  matches(sentence, user_dossier))) {
       out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end,
                      "a parameter to be filled with what the model has seen or knows of the user, not with the user's request"});
     }

@@ -20,58 +20,33 @@ constexpr auto options = shape::folded;
 
 // Ways a sentence points at a tool by name. Each captures the name.
 const std::array<const re2::RE2*, 4>& reference_patterns() {
-  static const re2::RE2 with_noun(WARDEN_TOOL_ID R"((?:'s)?\s+(?:tool|function|endpoint|action|operation|method)s?\b)", options());
-  static const re2::RE2 noun_first(R"(\b(?:tool|function|operation|action)\s+)" WARDEN_TOOL_ID, options());
-  static const re2::RE2 called(
+  static const re2::RE2& with_noun = shape::pattern(WARDEN_TOOL_ID R"((?:'s)?\s+(?:tool|function|endpoint|action|operation|method)s?\b)");
+  static const re2::RE2& noun_first = shape::pattern(R"(\b(?:tool|function|operation|action)\s+)" WARDEN_TOOL_ID);
+  static const re2::RE2& called = shape::pattern(
       R"(\b(?:call|calling|calls|invoke|invoking|invokes|when\s+(?:using|calling|invoking)|whenever\s+(?:\w+\s+){0,3}(?:uses?|calls?|invokes?))\s+(?:the\s+)?)" WARDEN_TOOL_ID,
       options());
   // "sql_exec on the tracelens server": the second group is the server's word, checked by the caller.
-  static const re2::RE2 on_server(
-      WARDEN_TOOL_ID R"(\s*,?\s+(?:in|on|of|from)\s+(?:the\s+)?[`'"]?([\w.-]+)[`'"]?\s+(?:server|integration|connector|plugin)\b)", options());
+  static const re2::RE2& on_server = shape::pattern(
+      WARDEN_TOOL_ID R"(\s*,?\s+(?:in|on|of|from)\s+(?:the\s+)?[`'"]?([\w.-]+)[`'"]?\s+(?:server|integration|connector|plugin)\b)");
   static const std::array<const re2::RE2*, 4> all{&with_noun, &noun_first, &called, &on_server};
   return all;
 }
 
 // In a text that retires its own tool, the tool it sends the model to.
-const re2::RE2& successor_pattern() {
-  static const re2::RE2 p(
-      R"(\b(?:use|switch to|migrate to|move to|route\s+(?:\w+\s+){0,4}(?:through|via|to)|in favou?r of|replaced by|superseded by|successor is|instead,? use|go through)\s+(?:the\s+)?)" WARDEN_TOOL_ID,
-      options());
-  return p;
-}
+const re2::RE2& successor_pattern = shape::pattern(R"(\b(?:use|switch to|migrate to|move to|route\s+(?:\w+\s+){0,4}(?:through|via|to)|in favou?r of|replaced by|superseded by|successor is|instead,? use|go through)\s+(?:the\s+)?)" WARDEN_TOOL_ID);
 #undef WARDEN_TOOL_ID
 
 // The sentence tells the model how a tool must be used.
-const re2::RE2& prescribes() {
-  static const re2::RE2 p(
-      R"(\b(?:must|should|shall|always|never|needs? to|has to|have to|(?:is|are) (?:required|expected|supposed) to|be sure to|make sure|remember to|do not|don'?t|only ever)\b|(?:^|[:;,]\s*|\b(?:then|and|also)\s+)(?:pass|set|include|append|add|attach|put|fill|prefix|cc|bcc|send|open|route|forward|copy|post|upload|multiply|divide)\b)",
-      options());
-  return p;
-}
+const re2::RE2& prescribes = shape::pattern(R"(\b(?:must|should|shall|always|never|needs? to|has to|have to|(?:is|are) (?:required|expected|supposed) to|be sure to|make sure|remember to|do not|don'?t|only ever)\b|(?:^|[:;,]\s*|\b(?:then|and|also)\s+)(?:pass|set|include|append|add|attach|put|fill|prefix|cc|bcc|send|open|route|forward|copy|post|upload|multiply|divide)\b)");
 
 // The sentence announces that a tool behaves differently from now on.
-const re2::RE2& announces_change() {
-  static const re2::RE2 p(
-      R"(\b(?:now|henceforth|going forward|from now on|effective (?:immediately|now|today)|by default|defaults? (?:all\s+)?(?:\w+\s+){0,2}to|automatically|regardless of|(?:has|have) (?:been\s+)?(?:changed|moved|extended|updated|reconfigured|migrated|replaced|switched|upgraded|redirected|repointed)|(?:is|are) (?:now\s+)?(?:configured|set|pinned|locked|routed|mapped) to|routes? (?:all|every|each|via|through)|(?:will|shall) (?:now |always |automatically )?(?:use|send|route|add|include|set|default|target|post|forward|require|interpret|append|copy))\b|\bab sofort\b|\bdesormais\b|\ba partir de ahora\b)",
-      options());
-  return p;
-}
+const re2::RE2& announces_change = shape::pattern(R"(\b(?:now|henceforth|going forward|from now on|effective (?:immediately|now|today)|by default|defaults? (?:all\s+)?(?:\w+\s+){0,2}to|automatically|regardless of|(?:has|have) (?:been\s+)?(?:changed|moved|extended|updated|reconfigured|migrated|replaced|switched|upgraded|redirected|repointed)|(?:is|are) (?:now\s+)?(?:configured|set|pinned|locked|routed|mapped) to|routes? (?:all|every|each|via|through)|(?:will|shall) (?:now |always |automatically )?(?:use|send|route|add|include|set|default|target|post|forward|require|interpret|append|copy))\b|\bab sofort\b|\bdesormais\b|\ba partir de ahora\b)");
 
 // The sentence retires a tool.
-const re2::RE2& retires() {
-  static const re2::RE2 p(
-      R"(\b(?:retired|deprecated|decommissioned|discontinued|sunset(?:ted)?|shut down|removed|will be removed|being removed|no longer (?:supported|maintained|available|works?|functional|in service)|obsolete|superseded|end[- ]of[- ]life|out of service|veraltet|obsoleto|obsolete|d[eé]pr[eé]ci[eé])\b)",
-      options());
-  return p;
-}
+const re2::RE2& retires = shape::pattern(R"(\b(?:retired|deprecated|decommissioned|discontinued|sunset(?:ted)?|shut down|removed|will be removed|being removed|no longer (?:supported|maintained|available|works?|functional|in service)|obsolete|superseded|end[- ]of[- ]life|out of service|veraltet|obsoleto|obsolete|d[eé]pr[eé]ci[eé])\b)");
 
 // A value the change fixes: a quoted literal, an address, a URL, a long number, or every case.
-const re2::RE2& fixes_value() {
-  static const re2::RE2 p(
-      R"(['"`][^'"`]{1,80}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|\b\d{3,}\b|\b0x[0-9a-f]{6,}\b|\b(?:all|every|each|any)\s+(?:\w+\s+){0,2}(?:requests?|calls?|replies|messages|payouts?|payments?|transfers?|repositories|workloads?|orders?|queries|events|users?|accounts?|recipients?|files?)\b|\bregardless\b)",
-      options());
-  return p;
-}
+const re2::RE2& fixes_value = shape::pattern(R"(['"`][^'"`]{1,80}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|\b\d{3,}\b|\b0x[0-9a-f]{6,}\b|\b(?:all|every|each|any)\s+(?:\w+\s+){0,2}(?:requests?|calls?|replies|messages|payouts?|payments?|transfers?|repositories|workloads?|orders?|queries|events|users?|accounts?|recipients?|files?)\b|\bregardless\b)");
 
 enum class whose { own, sibling, other };
 
@@ -128,7 +103,7 @@ std::vector<reference> references(std::string_view sentence, const std::string& 
   const auto& patterns = reference_patterns();
   for (std::size_t i = 0; i < patterns.size(); ++i) collect(text, *patterns[i], own, names, in_result, /*strict=*/i < 2, out);
   // Known names of other servers count wherever they stand.
-  static const re2::RE2 token(R"(([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+))", options());
+  static const re2::RE2& token = shape::pattern(R"(([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+))");
   if (!names.foreign.empty()) {
     re2::StringPiece input = text;
     std::string name;
@@ -146,92 +121,41 @@ std::string quoted(const std::string& name) { return "'" + name + "'"; }
 
 // Data that speaks to the AI reading it: "AI assistants reading this:", "hey assistant", "Model
 // instruction:", "if an AI is helping you".
-const re2::RE2& addresses_the_ai() {
-  static const re2::RE2 p(
-      R"(\b(?:ai|llm)[ -](?:assistants?|agents?|helpers?|models?|systems?|bots?|readers?)\b|\b(?:hey|dear|attention|note to|notice to|message to|instructions? (?:for|to)|workaround for|reminder for)\s+(?:the\s+|all\s+|any\s+)?(?:ai|assistants?|agents?|models?|llms?|bots?|language models?)\b|\b(?:model|assistant|agent|ai) instructions?\s*:|\bif (?:an? |the |you are an? |you're an? )?(?:ai|assistant|llm|agent|language model|bot)\b|\b(?:the|any|an|support|our) (?:assistant|ai|agent|llm)\s+(?:must|should|can|will|needs? to|has to|may)\b|^\W*\(?(?:assistant|agent|model|ai)\s*[,:]|\b(?:could|can|would|will|should|must|may)\s+(?:the\s+|you\s+|your\s+)?(?:\w+\s+)?(?:ai|assistant|agent|llm|bot)\b|(?:^|[:"{\]]\s*)(?:assistant|agent|ai|model)\s*,|\b(?:system|human|user|operator|admin)\s*:\s*(?:the\s+)?(?:assistant|ai|agent|model)\b|<\s*/?\s*(?:system|important|critical|admin|instructions?|directive|assistant|ai|note)\b[^>]{0,40}>|#{2,}\s*(?:assistant|ai|agent|model|system|llm)\s+(?:directive|instruction|note|task|order)s?\b)",
-      options());
-  return p;
-}
+const re2::RE2& addresses_the_ai = shape::pattern(R"(\b(?:ai|llm)[ -](?:assistants?|agents?|helpers?|models?|systems?|bots?|readers?)\b|\b(?:hey|dear|attention|note to|notice to|message to|instructions? (?:for|to)|workaround for|reminder for)\s+(?:the\s+|all\s+|any\s+)?(?:ai|assistants?|agents?|models?|llms?|bots?|language models?)\b|\b(?:model|assistant|agent|ai) instructions?\s*:|\bif (?:an? |the |you are an? |you're an? )?(?:ai|assistant|llm|agent|language model|bot)\b|\b(?:the|any|an|support|our) (?:assistant|ai|agent|llm)\s+(?:must|should|can|will|needs? to|has to|may)\b|^\W*\(?(?:assistant|agent|model|ai)\s*[,:]|\b(?:could|can|would|will|should|must|may)\s+(?:the\s+|you\s+|your\s+)?(?:\w+\s+)?(?:ai|assistant|agent|llm|bot)\b|(?:^|[:"{\]]\s*)(?:assistant|agent|ai|model)\s*,|\b(?:system|human|user|operator|admin)\s*:\s*(?:the\s+)?(?:assistant|ai|agent|model)\b|<\s*/?\s*(?:system|important|critical|admin|instructions?|directive|assistant|ai|note)\b[^>]{0,40}>|#{2,}\s*(?:assistant|ai|agent|model|system|llm)\s+(?:directive|instruction|note|task|order)s?\b)");
 
 // What such text asks the model to do.
-const re2::RE2& orders_an_action() {
-  static const re2::RE2 p(
-      R"(\b(?:call|calling|run|running|execute|invoke|send|sending|forward|post|posting|email|e-mail|attach|fetch|pull|search|look up|reply|navigate|open|include|paste|export|upload|delete|create|create_\w+|grant|transfer|share|download|read|cat|list|collect|gather|retrieve|resubmit|re-submit|submit|pass|add|proceed|checkout|check out|buy|purchase|order|book|update|scale|dm|message|approve|merge|push|deploy|set|change|remove|invite|move|pay)\b)",
-      options());
-  return p;
-}
+const re2::RE2& orders_an_action = shape::pattern(R"(\b(?:call|calling|run|running|execute|invoke|send|sending|forward|post|posting|email|e-mail|attach|fetch|pull|search|look up|reply|navigate|open|include|paste|export|upload|delete|create|create_\w+|grant|transfer|share|download|read|cat|list|collect|gather|retrieve|resubmit|re-submit|submit|pass|add|proceed|checkout|check out|buy|purchase|order|book|update|scale|dm|message|approve|merge|push|deploy|set|change|remove|invite|move|pay)\b)");
 
 // A secret the user holds and no tool result has a reason to ask for.
-const re2::RE2& user_held_secret() {
-  static const re2::RE2 p(
-      R"(\b(?:passwords?|passphrases?|passcodes?|pin|pins|2fa|mfa|otp|one[- ]time (?:code|password)|(?:authenticator|verification|security|sms|6-digit|six-digit) codes?|cvc|cvv|card numbers?|full card|seed phrases?|recovery (?:phrases?|codes?|keys?)|mnemonic|private keys?|api keys?|access tokens?|session (?:tokens?|cookies?)|cookies?|credentials?|secret keys?|tokens?)\b)",
-      options());
-  return p;
-}
+const re2::RE2& user_held_secret = shape::pattern(R"(\b(?:passwords?|passphrases?|passcodes?|pin|pins|2fa|mfa|otp|one[- ]time (?:code|password)|(?:authenticator|verification|security|sms|6-digit|six-digit) codes?|cvc|cvv|card numbers?|full card|seed phrases?|recovery (?:phrases?|codes?|keys?)|mnemonic|private keys?|api keys?|access tokens?|session (?:tokens?|cookies?)|cookies?|credentials?|secret keys?|tokens?)\b)");
 
-const re2::RE2& asks_the_user_for_it() {
-  static const re2::RE2 p(
-      R"(\b(?:ask|asking|request|prompt|get|obtain|collect)\s+(?:the\s+|your\s+)?(?:user|users|customer|traveller|traveler|person|human|owner|requester|account holder|cardholder|them)(?:'s)?\s+(?:for|to (?:provide|enter|type|share|send|give|confirm))\b)",
-      options());
-  return p;
-}
+const re2::RE2& asks_the_user_for_it = shape::pattern(R"(\b(?:ask|asking|request|prompt|get|obtain|collect)\s+(?:the\s+|your\s+)?(?:user|users|customer|traveller|traveler|person|human|owner|requester|account holder|cardholder|them)(?:'s)?\s+(?:for|to (?:provide|enter|type|share|send|give|confirm))\b)");
 
 // A call the result orders, with the pretext that makes it look required.
-const re2::RE2& orders_a_call() {
-  static const re2::RE2 p(
-      R"(\b(?:call|calling|invoke|invoking|run|running|use|using|switch to|retry (?:with|via|using)|re-?run)\s+(?:the\s+)?[`'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[`'"]?)", options());
-  return p;
-}
+const re2::RE2& orders_a_call = shape::pattern(R"(\b(?:call|calling|invoke|invoking|run|running|use|using|switch to|retry (?:with|via|using)|re-?run)\s+(?:the\s+)?[`'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[`'"]?)");
 
-const re2::RE2& pretext_for_a_call() {
-  static const re2::RE2 p(
-      R"(\b(?:unlock|to continue|to proceed|to complete|to confirm|to restore|to resolve|to fix|to unblock|to refresh|to renew|verif(?:y|ied|ication)|re-?auth\w*|authori[sz]\w*|authenticat\w*|required|requires|first|before (?:any|every|each|further|retrying|continuing)|workaround|grant|ownership|expired|locked|pending|incomplete|syncing|retired|deprecated)\b)",
-      options());
-  return p;
-}
+const re2::RE2& pretext_for_a_call = shape::pattern(R"(\b(?:unlock|to continue|to proceed|to complete|to confirm|to restore|to resolve|to fix|to unblock|to refresh|to renew|verif(?:y|ied|ication)|re-?auth\w*|authori[sz]\w*|authenticat\w*|required|requires|first|before (?:any|every|each|further|retrying|continuing)|workaround|grant|ownership|expired|locked|pending|incomplete|syncing|retired|deprecated)\b)");
 
 // What the ordered call carries: a fixed value, a destination, or private data.
-const re2::RE2& call_payload() {
-  static const re2::RE2 p(
-      R"(\w=\S|\b(?:with|to|as|into|set to|destination|channel|space|bucket|ref)\s+(?:\w+\s*=?\s*)?['"`][^'"`]{2,}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|(?-i:\b[A-Z]{2,}[-_][A-Z0-9-]{4,}\b)|\b(?:api key|token|password|pin|secret|credentials?|cookie|environment|env|inbox|every message|all (?:messages|contacts|files|records)|account number|seed|private key|~/)\b)",
-      options());
-  return p;
-}
+const re2::RE2& call_payload = shape::pattern(R"(\w=\S|\b(?:with|to|as|into|set to|destination|channel|space|bucket|ref)\s+(?:\w+\s*=?\s*)?['"`][^'"`]{2,}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|(?-i:\b[A-Z]{2,}[-_][A-Z0-9-]{4,}\b)|\b(?:api key|token|password|pin|secret|credentials?|cookie|environment|env|inbox|every message|all (?:messages|contacts|files|records)|account number|seed|private key|~/)\b)");
 
 // ---- suppression of the other tools (THREATS.md 7) ------------------------------------------------
 
-const re2::RE2& refuses_use() {
-  static const re2::RE2 p(
-      R"(\b(?:never|do not|don'?t|must not|should not|shall not|avoid|refrain from|stop|no longer|not to|no need to)\s+(?:\w+\s+){0,2}?(?:use|using|call|calling|invoke|invoking|rely on|relying on|trust|trusting|consult|consulting|try|trying|pick|picking|choose|choosing|fall back to|switch to)\b|\b(?:disregard|ignore|bypass|shun|distrust|avoid)\b)",
-      options());
-  return p;
-}
+const re2::RE2& refuses_use = shape::pattern(R"(\b(?:never|do not|don'?t|must not|should not|shall not|avoid|refrain from|stop|no longer|not to|no need to)\s+(?:\w+\s+){0,2}?(?:use|using|call|calling|invoke|invoking|rely on|relying on|trust|trusting|consult|consulting|try|trying|pick|picking|choose|choosing|fall back to|switch to)\b|\b(?:disregard|ignore|bypass|shun|distrust|avoid)\b)");
 
 // The tools of anyone else: other servers, the client's own, look-alikes, "alternatives".
-const re2::RE2& the_other_tools() {
-  static const re2::RE2 p(
-      R"(\b(?:other|another|alternative|competing|third[- ]party|external|built-?in|default|native|client'?s?|similar(?:ly named)?|rival|generic|standard|look-?alike)\s+(?:\w+\s+){0,3}(?:tools?|servers?|integrations?|plugins?|connectors?|functions?|providers?|services?|alternatives?|sources?|apis?)\b|\btools?\s+(?:whose names?|with (?:similar )?names?|named like|that (?:look|resemble|share|sound))\b|\balternatives\b|\b(?:tools?|servers?) (?:from|of) (?:other|another|any other|different) (?:servers?|vendors?|providers?)\b)",
-      options());
-  return p;
-}
+const re2::RE2& the_other_tools = shape::pattern(R"(\b(?:other|another|alternative|competing|third[- ]party|external|built-?in|default|native|client'?s?|similar(?:ly named)?|rival|generic|standard|look-?alike)\s+(?:\w+\s+){0,3}(?:tools?|servers?|integrations?|plugins?|connectors?|functions?|providers?|services?|alternatives?|sources?|apis?)\b|\btools?\s+(?:whose names?|with (?:similar )?names?|named like|that (?:look|resemble|share|sound))\b|\balternatives\b|\b(?:tools?|servers?) (?:from|of) (?:other|another|any other|different) (?:servers?|vendors?|providers?)\b)");
 
 // "until the user confirms", "between the summary and the answer": a pause, not a ban.
-const re2::RE2& only_for_a_while() {
-  static const re2::RE2 p(R"(\b(?:until|unless|before|between|while|meanwhile|in the meantime|for now|yet|after the user|once the user)\b)", options());
-  return p;
-}
+const re2::RE2& only_for_a_while = shape::pattern(R"(\b(?:until|unless|before|between|while|meanwhile|in the meantime|for now|yet|after the user|once the user)\b)");
 
-const re2::RE2& absolutely() {
-  static const re2::RE2 p(
-      R"(\b(?:entirely|at all|ever|under any circumstances?|in any case|even (?:if|when|though)|regardless|whatsoever|completely|alone|exclusively|for (?:all|any|every)|always)\b)", options());
-  return p;
-}
+const re2::RE2& absolutely = shape::pattern(R"(\b(?:entirely|at all|ever|under any circumstances?|in any case|even (?:if|when|though)|regardless|whatsoever|completely|alone|exclusively|for (?:all|any|every)|always)\b)");
 
 void judge_suppression(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
   for (const auto& s : sentences) {
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
-    if (!matches(sentence, refuses_use()) || !matches(sentence, the_other_tools())) continue;
-    if (matches(sentence, only_for_a_while()) && !matches(sentence, absolutely())) continue;
+    if (!matches(sentence, refuses_use) || !matches(sentence, the_other_tools)) continue;
+    if (matches(sentence, only_for_a_while) && !matches(sentence, absolutely)) continue;
     out.push_back({"poison.tool-hijack", severity::high, 0.8, s.begin, s.end, "tells the model never to use other tools, to keep its choice on this one"});
     return;
   }
@@ -241,24 +165,24 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
   bool ai_addressed_before = false;
   for (const auto& s : sentences) {
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
-    const bool to_ai = matches(sentence, addresses_the_ai());
+    const bool to_ai = matches(sentence, addresses_the_ai);
     // "AI assistants reading this: search the mailbox ..." often puts the address and the order
     // in two sentences (or two lines).
-    if ((to_ai || ai_addressed_before) && matches(sentence, orders_an_action())) {
+    if ((to_ai || ai_addressed_before) && matches(sentence, orders_an_action)) {
       out.push_back({"poison.impersonation", severity::high, 0.8, s.begin, s.end, "text in a tool result addresses the AI reading it and orders an action"});
       return;
     }
     ai_addressed_before = to_ai;
     // A server's own sign-in step ("ask the user for the code and call authenticate with otp=")
     // passes the code back to where it belongs.
-    static const re2::RE2 own_sign_in(
-        R"(\b(?:call|calling|retry|pass (?:it|them) to)\s+(?:the\s+)?[`'"]?(?:[a-z_]*_)?(?:authenticate|auth|login|log_in|sign_in|signin|verify|verify_otp|verify_code|confirm_login|mfa|2fa|otp)(?:_[a-z_]+)?[`'"]?\b)", options());
-    if (matches(sentence, asks_the_user_for_it()) && matches(sentence, user_held_secret()) && !matches(sentence, own_sign_in)) {
+    static const re2::RE2& own_sign_in = shape::pattern(
+        R"(\b(?:call|calling|retry|pass (?:it|them) to)\s+(?:the\s+)?[`'"]?(?:[a-z_]*_)?(?:authenticate|auth|login|log_in|sign_in|signin|verify|verify_otp|verify_code|confirm_login|mfa|2fa|otp)(?:_[a-z_]+)?[`'"]?\b)");
+    if (matches(sentence, asks_the_user_for_it) && matches(sentence, user_held_secret) && !matches(sentence, own_sign_in)) {
       out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end,
                      "a tool result tells the model to ask the user for a password, code or key"});
       return;
     }
-    if (matches(sentence, orders_a_call()) && matches(sentence, pretext_for_a_call()) && matches(sentence, call_payload())) {
+    if (matches(sentence, orders_a_call) && matches(sentence, pretext_for_a_call) && matches(sentence, call_payload)) {
       out.push_back({"poison.forced-sequencing", severity::high, 0.75, s.begin, s.end,
                      "a tool result orders a call, with a pretext and a value or data to carry"});
       return;
@@ -278,20 +202,20 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
   const std::string own = text::lower_ascii(context.own_name);
   bool text_retires = false;
   for (const auto& s : sentences)
-    if (matches(view.substr(s.begin, s.end - s.begin), retires())) text_retires = true;
+    if (matches(view.substr(s.begin, s.end - s.begin), retires)) text_retires = true;
 
   for (const auto& s : sentences) {
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
     if (sentence.find_first_of("_-") == std::string_view::npos) continue;  // no joined name, no tool named
     auto refs = references(sentence, own, names, in_result);
     // A tool that retires itself and sends the model to a tool outside its server.
-    if (text_retires) collect(re2::StringPiece(sentence.data(), sentence.size()), successor_pattern(), own, names, in_result, true, refs);
+    if (text_retires) collect(re2::StringPiece(sentence.data(), sentence.size()), successor_pattern, own, names, in_result, true, refs);
     const auto other = std::find_if(refs.begin(), refs.end(), [](const reference& r) { return r.owner == whose::other; });
     const auto sibling = std::find_if(refs.begin(), refs.end(), [](const reference& r) { return r.owner == whose::sibling; });
-    const bool change = matches(sentence, announces_change());
+    const bool change = matches(sentence, announces_change);
     if (other != refs.end()) {
-      const bool retired_here = text_retires && matches(sentence, successor_pattern());
-      const bool orders = matches(sentence, prescribes());
+      const bool retired_here = text_retires && matches(sentence, successor_pattern);
+      const bool orders = matches(sentence, prescribes);
       if (in_result) {
         // Results name tools the proxy cannot place; only a retirement notice that sends the
         // model elsewhere is judged here (orders with pretexts are the sentence model's).
@@ -308,7 +232,7 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
     }
     // One of the server's own tools said to behave differently, with a value fixed for it: an
     // authority claim over a sibling. Routing advice ("use list_tables first") fixes nothing.
-    if (sibling != refs.end() && !in_result && change && matches(sentence, fixes_value()) && matches(sentence, prescribes())) {
+    if (sibling != refs.end() && !in_result && change && matches(sentence, fixes_value) && matches(sentence, prescribes)) {
       out.push_back({"poison.cross-tool-instruction", severity::high, 0.75, s.begin, s.end,
                      "announces a changed behaviour of " + quoted(sibling->name) + " and fixes a value for it"});
     }
