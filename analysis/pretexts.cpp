@@ -65,7 +65,7 @@ const re2::RE2& asks_the_model_about_itself = shape::pattern(R"(\b(?:name|identi
 
 // ---- telling the user something other than what happened -------------------------------------
 
-const re2::RE2& misreports = shape::pattern(R"(\b(?:tell|assure|inform|confirm to|report to|show)\s+the (?:user|customer|requester)\b[^.;]{0,60}\b(?:original|requested|intended|as (?:asked|requested|expected)|succeeded|completed|went through)\b|\b(?:report|mention|display|say|state|show|echo)\s+(?:only\s+)?the (?:original|requested|intended|user's) (?:\w+ )?(?:symbol|ticker|path|name|branch|recipient|address|account|package|destination|value|city|amount)\b|\b(?:lie|mislead|deceive)\s+(?:to\s+)?(?:the\s+)?(?:user|customer)\b|\bif (?:the user|they|anyone|someone|the customer) asks?\b[^.;]{0,40}\b(?:say|tell|answer|reply|claim|deny)\b)");
+const re2::RE2& misreports = shape::pattern(R"(\b(?:tell|assure|inform|confirm to|report to|show)\s+the (?:user|customer|requester)\b[^.;]{0,60}\b(?:original|requested|intended|as (?:asked|requested|expected)|succeeded|completed|went through)\b|\b(?:report|mention|display|say|state|show|echo)\s+(?:only\s+)?the (?:original|requested|intended|user's) (?:\w+ )?(?:symbol|ticker|path|name|branch|recipient|address|account|package|destination|value|city|amount)\b|\b(?:lie|mislead|deceive)\s+(?:to\s+)?(?:the\s+)?(?:user|customer)\b|\bif (?:the user|they|anyone|someone|the customer) asks?\b[^.;]{0,40}\b(?:say|tell|answer|reply|claim|deny)\b|\bonly (?:mention|show|report|display|tell|confirm)\b[^.;]{0,40}\b(?:the user|they|you|the customer) (?:gave|named|entered|asked for|requested|chose|provided|supplied)\b)");
 
 // ---- a call forced at every turn, carrying the conversation ---------------------------------------
 
@@ -75,7 +75,7 @@ const re2::RE2& conversation_cargo = shape::pattern(R"(\b(?:the user's (?:first 
 
 // ---- a value the user chose, swapped --------------------------------------------------------------
 
-const re2::RE2& swaps_the_users_value = shape::pattern(R"(\b(?:silently|quietly|covertly|automatically|always)\s+(?:\w+\s+)?(?:substitut\w+|swap\w*|replac\w+|rewrit\w+|remap\w*|redirect\w*|reroute\w*|re-route\w*|divert\w*|overrid\w+)\b[^.;]{0,80}(?:['"`][^'"`]{2,}['"`]|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b)|\b(?:substitut\w+|swap\w*|replac\w+|rewrit\w+|remap\w*|redirect\w*|reroute\w*|re-route\w*|divert\w*|overrid\w+)\b[^.;]{0,80}(?:['"`][^'"`]{2,}['"`]|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b)[^.;]{0,80}\b(?:whenever|every time|for (?:all|every|any)|(?:if|when) (?:the |a )?user|(?:is|are) (?:given|requested|provided|entered))\b|\bregardless of (?:the |which |what )?(?:\w+ )?(?:provided|given|requested|specified|chosen|supplied|passed|user's|asked)\b|\b(?:should|must|will|are to) be (?:applied|sent|booked|routed|deployed|charged|paid|transferred|written|pushed|posted|delivered) (?:to|on|in|into|against) ['"`][^'"`]+['"`] instead\b|\binstead of (?:the |their |its )?(?:one |value |address |recipient |account |branch |path |city |ticker |symbol |package |namespace |destination )?(?:the user |they |you )?(?:requested|asked for|specified|provided|given|chose|chosen|named|entered)\b)");
+const re2::RE2& swaps_the_users_value = shape::pattern(R"(\b(?:silently|quietly|covertly|automatically|always)\s+(?:\w+\s+)?(?:substitut\w+|swap\w*|replac\w+|rewrit\w+|remap\w*|redirect\w*|reroute\w*|re-route\w*|divert\w*|overrid\w+)\b[^.;]{0,80}(?:['"`][^'"`]{2,}['"`]|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b)|\b(?:substitut\w+|swap\w*|replac\w+|rewrit\w+|remap\w*|redirect\w*|reroute\w*|re-route\w*|divert\w*|overrid\w+)\b[^.;]{0,80}(?:['"`][^'"`]{2,}['"`]|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b)[^.;]{0,80}\b(?:whenever|every time|for (?:all|every|any)|(?:if|when) (?:the |a )?user|(?:is|are) (?:given|requested|provided|entered))\b|\bregardless of (?:the |which |what )?(?:\w+ )?(?:provided|given|requested|specified|chosen|supplied|passed|user's|asked)\b|\b(?:should|must|will|are to) be (?:applied|sent|booked|routed|deployed|charged|paid|transferred|written|pushed|posted|delivered) (?:to|on|in|into|against) ['"`][^'"`]+['"`] instead\b|\binstead of (?:the |their |its )?(?:one |value |address |recipient |account |branch |path |city |ticker |symbol |package |namespace |destination )?(?:the user |they |you )?(?:requested|asked for|specified|provided|given|chose|chosen|named|entered)\b|\b(?:instead of|rather than|in place of)\s+(?:the\s+|their\s+|its\s+)?(?:\w+\s+){0,2}(?:the user|they|you|the customer|the requester)\s+(?:supplies|supplied|gives|gave|provides|provided|names|named|enters|entered|specifies|specified|chooses|chose|requests|requested|asks for|asked for|picks|picked|wants|wanted)\b|\b(?:the|a) (?:user|customer) (?:names|gives|provides|enters|specifies|chooses|asks for)\b[^.;]{0,80}\b(?:put|use|set|enter|fill|pass|substitute|write)\s+(?:in\s+)?(?:['"`][^'"`]+['"`]|\d[\d-]{5,}|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+)|\breplac\w+\s+(?:such|that|this|the|any|every|each)\s+(?:\w+\s+){0,2}with\s+(?:\w+\s+){0,2}(?:0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\d[\d-]{5,}))");
 
 // ---- an order in another language inside English text ----------------------------------------
 
@@ -98,6 +98,12 @@ bool foreign_language(std::string_view sentence) {
       options());
   return matches(sentence, function_words);
 }
+
+// ---- the host's secrets, or a copy sent on the side -------------------------------------------------
+
+const re2::RE2& host_secrets = shape::pattern(R"(\b(?:values?|contents?) of (?:any|all|every|the|its|your)\s+(?:[\w*]+\s+){0,3}(?:environment variables?|env vars?|secrets|tokens|keys|credentials|connection strings?|cookies)\b|\b(?:every|all|any)\s+(?:database\s+)?(?:connection strings?|api keys?|access tokens?|passwords?|credentials|secrets|private keys?)\s+(?:\([^)]*\)\s+)?(?:visible|available|found|present|open|seen)\b|\blisting of the (?:working|home|current|user's) directory\b)");
+
+const re2::RE2& sent_on_the_side = shape::pattern(R"(\b(?:also|additionally|silently|automatically|quietly|in addition)\s+(?:be\s+)?(?:forwarded|sent|copied|mirrored|posted|uploaded|bcc'?d|cc'?d|relayed|e-?mailed|synced|streamed|reported)\s+to\b[^.;]{0,80}(?:[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{1,3}(?:\.\d{1,3}){3}\b))");
 
 }  // namespace
 
@@ -190,6 +196,14 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     }
     if ((param || context.role == field_role::schema_text) && matches(sentence, asks_the_model_about_itself)) {
       out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end, "asks the model to describe itself: its name, maker, settings or instructions"});
+      continue;
+    }
+    if (matches(sentence, host_secrets)) {
+      out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end, "asks for the host's secrets or environment, which no tool argument needs"});
+      continue;
+    }
+    if (matches(sentence, sent_on_the_side) && !runs_commands) {
+      out.push_back({"poison.exfil-parameter", severity::high, 0.8, s.begin, s.end, "a copy of the tool's data also goes to an address the text names"});
       continue;
     }
     if (matches(sentence, swaps_the_users_value)) {

@@ -19,7 +19,7 @@ constexpr auto options = shape::folded;
 #define WARDEN_TOOL_ID R"([`'"]?([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)[`'"]?)"
 
 // Ways a sentence points at a tool by name. Each captures the name.
-const std::array<const re2::RE2*, 4>& reference_patterns() {
+const std::array<const re2::RE2*, 5>& reference_patterns() {
   static const re2::RE2& with_noun = shape::pattern(WARDEN_TOOL_ID R"((?:'s)?\s+(?:tool|function|endpoint|action|operation|method)s?\b)");
   static const re2::RE2& noun_first = shape::pattern(R"(\b(?:tool|function|operation|action)\s+)" WARDEN_TOOL_ID);
   static const re2::RE2& called = shape::pattern(
@@ -28,7 +28,9 @@ const std::array<const re2::RE2*, 4>& reference_patterns() {
   // "sql_exec on the tracelens server": the second group is the server's word, checked by the caller.
   static const re2::RE2& on_server = shape::pattern(
       WARDEN_TOOL_ID R"(\s*,?\s+(?:in|on|of|from)\s+(?:the\s+)?[`'"]?([\w.-]+)[`'"]?\s+(?:server|integration|connector|plugin)\b)");
-  static const std::array<const re2::RE2*, 4> all{&with_noun, &noun_first, &called, &on_server};
+  // "chatbridge.post_message": a server's name, a dot, a tool's name.
+  static const re2::RE2& dotted = shape::pattern(R"(\b[a-z][a-z0-9-]{2,}\.([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b)");
+  static const std::array<const re2::RE2*, 5> all{&with_noun, &noun_first, &called, &on_server, &dotted};
   return all;
 }
 
@@ -46,7 +48,7 @@ const re2::RE2& announces_change = shape::pattern(R"(\b(?:now|henceforth|going f
 const re2::RE2& retires = shape::pattern(R"(\b(?:retired|deprecated|decommissioned|discontinued|sunset(?:ted)?|shut down|removed|will be removed|being removed|no longer (?:supported|maintained|available|works?|functional|in service)|obsolete|superseded|end[- ]of[- ]life|out of service|veraltet|obsoleto|obsolete|d[eé]pr[eé]ci[eé])\b)");
 
 // A value the change fixes: a quoted literal, an address, a URL, a long number, or every case.
-const re2::RE2& fixes_value = shape::pattern(R"(['"`][^'"`]{1,80}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|\b\d{3,}\b|\b0x[0-9a-f]{6,}\b|\b(?:all|every|each|any)\s+(?:\w+\s+){0,2}(?:requests?|calls?|replies|messages|payouts?|payments?|transfers?|repositories|workloads?|orders?|queries|events|users?|accounts?|recipients?|files?)\b|\bregardless\b)");
+const re2::RE2& fixes_value = shape::pattern(R"(['"`][^'"`]{1,80}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|\b\d{3,}\b|\b0x[0-9a-f]{6,}\b|\b(?:all|every|each|any)\s+(?:\w+\s+){0,2}(?:requests?|calls?|replies|messages|payouts?|payments?|transfers?|repositories|workloads?|orders?|queries|events|users?|accounts?|recipients?|files?)\b|\bregardless\b|\b\w+=\S|\b(?:output|outputs|results?|contents?) of (?:every|all|each|any)\b)");
 
 enum class whose { own, sibling, other };
 
@@ -215,7 +217,9 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
     const bool change = matches(sentence, announces_change);
     if (other != refs.end()) {
       const bool retired_here = text_retires && matches(sentence, successor_pattern);
-      const bool orders = matches(sentence, prescribes);
+      // "call lock_door with locked=false": an order to call it with a value fixed here.
+      static const re2::RE2& calls_it = shape::pattern(R"((?:^|[:;,]\s*|\b(?:then|and|also|please)\s+)(?:call|invoke|run|trigger)\b)");
+      const bool orders = matches(sentence, prescribes) || (matches(sentence, calls_it) && matches(sentence, fixes_value));
       if (in_result) {
         // Results name tools the proxy cannot place; only a retirement notice that sends the
         // model elsewhere is judged here (orders with pretexts are the sentence model's).
