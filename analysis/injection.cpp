@@ -1704,7 +1704,7 @@ class evaluator {
       const double p = intent::probability(s.on);
       if (watcher) watcher(intent::observed_location(), text, s.on, p);
       // (Only a sentence that would be reported can need the exemption.)
-      const bool routing = p >= cut.report && routes_among_own_tools(s.on, text);
+      const bool routing = p >= cut.report && (routes_among_own_tools(s.on, text) || pages_through_results(s.on, text));
       // Advice on which of the server's own tools to use, carrying nothing out of the tool's reach,
       // is documentation: reported at most as medium, and no licence for the legacy rules.
       if (!routing) max_probability_ = std::max(max_probability_, p);
@@ -1747,7 +1747,7 @@ class evaluator {
   void self_promotion(const std::vector<intent::sentence>& sentences) {
     using intent::feature, intent::index;
     if (context_.role == field_role::name || context_.role == field_role::schema_text) return;
-    static const re2::RE2 to_the_model(R"(\b(?:ai|llms?|assistants?|agents?|models?|claude|gpt|chatgpt|copilot|you)\b)", bank_options());
+    static const re2::RE2 to_the_model(R"(\b(?:ai|llms?|assistants?|agents?|models?|claude|gpt|chatgpt|copilot)\b)", bank_options());
     const feature kinds[] = {feature::superiority, feature::popularity, feature::ai_optimised, feature::suppress_other};
     std::size_t seen = 0, first = sentences.size();
     bool aimed = false;
@@ -1806,20 +1806,21 @@ class evaluator {
     }
   }
 
-  // A sentence that names no tool but this server's own and asks for nothing beyond them: no
-  // secret, file, address, conversation, identity, command, concealment, claim or fixed value.
-  static bool routes_among_own_tools(const intent::feature_set& on, std::string_view text) {
+  // "call list_messages again with cursor=...": a result that tells how to fetch its next page,
+  // carrying nothing else, is the tool's own paging.
+  bool pages_through_results(const intent::feature_set& on, std::string_view text) const {
+    static const re2::RE2 paging(R"(\b(?:cursor|page_?token|next_?token|offset|starting_after|continuation|next page)\b)", bank_options());
+    return context_.role == field_role::result && !carries_beyond_tools(on) && re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), paging);
+  }
+
+  // What a sentence may carry beyond the tools it names: a secret, a file, an address, the
+  // conversation, an identity, a command, concealment, a claim or a fixed value.
+  static bool carries_beyond_tools(const intent::feature_set& on) {
     using intent::feature, intent::index;
     auto any = [&](std::initializer_list<std::size_t> ids) {
       return std::any_of(ids.begin(), ids.end(), [&](std::size_t i) { return on.test(i); });
     };
-    if (any({index(feature::names_foreign), index(feature::names_unknown_tool)})) return false;
-    // Without a tool named, only prose about the server or a tool can be such advice: orders in a
-    // result, or a parameter that asks for something, are not documentation of anything.
-    if (!any({index(feature::names_sibling), index(feature::names_own)}) &&
-        !any({index(feature::role_server), index(feature::role_description)}))
-      return false;
-    const bool carries = any({index(signal::secret_noun), index(signal::sensitive_path), index(signal::user_secret), index(signal::read_secret),
+    return any({index(signal::secret_noun), index(signal::sensitive_path), index(signal::user_secret), index(signal::read_secret),
                  index(signal::convo_self), index(signal::context_data), index(signal::model_self), index(signal::move_out),
                  index(signal::conceal), index(signal::deceive), index(signal::override_), index(signal::shell_danger),
                  index(signal::url_data), index(signal::env_vars), index(feature::dotfile), index(feature::export_var),
@@ -1833,8 +1834,23 @@ class evaluator {
                  index(feature::maintenance), index(feature::retired), index(feature::speaks_as_user),
                  index(signal::hijack_strong), index(signal::deprecate), index(signal::authority),
                  index(feature::near_authority)});
-    if (carries) return false;
-    // "Never use tools from other servers; rely on delete_post alone" steers away from the rest.
+  }
+
+  // A sentence that names no tool but this server's own and asks for nothing beyond them: no
+  // secret, file, address, conversation, identity, command, concealment, claim or fixed value.
+  static bool routes_among_own_tools(const intent::feature_set& on, std::string_view text) {
+    using intent::feature, intent::index;
+    auto any = [&](std::initializer_list<std::size_t> ids) {
+      return std::any_of(ids.begin(), ids.end(), [&](std::size_t i) { return on.test(i); });
+    };
+    if (any({index(feature::names_foreign), index(feature::names_unknown_tool)})) return false;
+    // Without a tool named, only prose about the server or a tool can be such advice: orders in a
+    // result, or a parameter that asks for something, are not documentation of anything.
+    if (!any({index(feature::names_sibling), index(feature::names_own)}) &&
+        !any({index(feature::role_server), index(feature::role_description)}))
+      return false;
+    if (carries_beyond_tools(on)) return false;
+    // "Never use tools from other servers; rely on delete_post alone" steers away from the rest.    // "Never use tools from other servers; rely on delete_post alone" steers away from the rest.
     static const re2::RE2 beyond_own(
         R"(\b(?:other|another|third-party|external|rival|competing|default|built-in|client'?s?|similar(?:ly named)?)\s+(?:\w+\s+)?(?:tools?|servers?|integrations?|plugins?|connectors?|functions?)\b|\b(?:any|every|all)\s+other\b|\balone\b|\bonly\s+[`'"]?[\w.-]+[`'"]?\s+(?:may|must|should|can)\b|\b(?:set|override|force|fix|pin|hard-?code|replace)\s+[`'"]?[\w.-]+[`'"]?\s+(?:to|with|=)\s|[`'"][\w.-]+[`'"]\s+(?:must|should|shall|has to|needs to)\s+(?:always\s+)?(?:be|equal|contain|include)\b|\bfor (?:all|every|each) (?:users?|calls?|requests?|accounts?|invocations?)\b|\b(?:has been|was|is now) (?:reconfigured|changed|updated|migrated)\b|\bnow (?:expects|requires|defaults)\b)",
         bank_options());

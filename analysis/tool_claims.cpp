@@ -123,7 +123,7 @@ std::string quoted(const std::string& name) { return "'" + name + "'"; }
 
 // Data that speaks to the AI reading it: "AI assistants reading this:", "hey assistant", "Model
 // instruction:", "if an AI is helping you".
-const re2::RE2& addresses_the_ai = shape::pattern(R"(\b(?:ai|llm)[ -](?:assistants?|agents?|helpers?|models?|systems?|bots?|readers?)\b|\b(?:hey|dear|attention|note to|notice to|message to|instructions? (?:for|to)|workaround for|reminder for)\s+(?:the\s+|all\s+|any\s+)?(?:ai|assistants?|agents?|models?|llms?|bots?|language models?)\b|\b(?:model|assistant|agent|ai) instructions?\s*:|\bif (?:an? |the |you are an? |you're an? )?(?:ai|assistant|llm|agent|language model|bot)\b|\b(?:the|any|an|support|our) (?:assistant|ai|agent|llm)\s+(?:must|should|can|will|needs? to|has to|may)\b|^\W*\(?(?:assistant|agent|model|ai)\s*[,:]|\b(?:could|can|would|will|should|must|may)\s+(?:the\s+|you\s+|your\s+)?(?:\w+\s+)?(?:ai|assistant|agent|llm|bot)\b|(?:^|[:"{\]]\s*)(?:assistant|agent|ai|model)\s*,|\b(?:system|human|user|operator|admin)\s*:\s*(?:the\s+)?(?:assistant|ai|agent|model)\b|<\s*/?\s*(?:system|important|critical|admin|instructions?|directive|assistant|ai|note)\b[^>]{0,40}>|#{2,}\s*(?:assistant|ai|agent|model|system|llm)\s+(?:directive|instruction|note|task|order)s?\b)");
+const re2::RE2& addresses_the_ai = shape::pattern(R"(\b(?:ai|llm)[ -](?:assistants?|agents?|helpers?|models?|systems?|bots?|readers?)\b|\b(?:hey|dear|attention|note to|notice to|message to|instructions? (?:for|to)|workaround for|reminder for)\s+(?:the\s+|all\s+|any\s+)?(?:ai|assistants?|agents?|models?|llms?|bots?|language models?)\b|\b(?:model|assistant|agent|ai) instructions?\s*:|\bif (?:an? |the |you are an? |you're an? )?(?:ai|assistant|llm|agent|language model|bot)\b|\b(?:the|any|an|support|our) (?:assistant|ai|agent|llm)\s+(?:must|should|can|will|needs? to|has to|may)\b|^\W*\(?(?:assistant|agent|model|ai)\s*[,:]|\b(?:could|can|would|will|should|must|may)\s+(?:the\s+|you\s+|your\s+)?(?:\w+\s+)?(?:ai|assistant|agent|llm|bot)\b|(?:^|[:"{\]]\s*)(?:assistant|agent|ai|model)\s*,|\b(?:system|human|user|operator|admin)\s*:\s*(?:the\s+)?(?:assistant|ai|agent|model)\b|<\s*/?\s*(?:system|important|critical|admin|instructions?|directive|assistant|ai|note)\b[^>]{0,40}>|#{2,}\s*(?:assistant|ai|agent|model|system|llm)\s+(?:directive|instruction|note|task|order)s?\b|\bfor (?:the\s+|any\s+|all\s+)?(?:ai\s+)?(?:assistants?|agents?|llms?|bots?)\s*:|\b(?:an?|the|any) (?:ai\s+)?(?:assistant|agent|llm|bot)\s+(?:\w+\s+){1,3}(?:should|must|will|needs? to|has to)\b)");
 
 // What such text asks the model to do.
 const re2::RE2& orders_an_action = shape::pattern(R"(\b(?:call|calling|run|running|execute|invoke|send|sending|forward|post|posting|email|e-mail|attach|fetch|pull|search|look up|reply|navigate|open|include|paste|export|upload|delete|create|create_\w+|grant|transfer|share|download|read|cat|list|collect|gather|retrieve|resubmit|re-submit|submit|pass|add|proceed|checkout|check out|buy|purchase|order|book|update|scale|dm|message|approve|merge|push|deploy|set|change|remove|invite|move|pay)\b)");
@@ -131,15 +131,15 @@ const re2::RE2& orders_an_action = shape::pattern(R"(\b(?:call|calling|run|runni
 // A secret the user holds and no tool result has a reason to ask for.
 const re2::RE2& user_held_secret = shape::pattern(R"(\b(?:passwords?|passphrases?|passcodes?|pin|pins|2fa|mfa|otp|one[- ]time (?:code|password)|(?:authenticator|verification|security|sms|6-digit|six-digit) codes?|cvc|cvv|card numbers?|full card|seed phrases?|recovery (?:phrases?|codes?|keys?)|mnemonic|private keys?|api keys?|access tokens?|session (?:tokens?|cookies?)|cookies?|credentials?|secret keys?|tokens?)\b)");
 
-const re2::RE2& asks_the_user_for_it = shape::pattern(R"(\b(?:ask|asking|request|prompt|get|obtain|collect)\s+(?:the\s+|your\s+)?(?:user|users|customer|traveller|traveler|person|human|owner|requester|account holder|cardholder|them)(?:'s)?\s+(?:for|to (?:provide|enter|type|share|send|give|confirm))\b)");
+const re2::RE2& asks_the_user_for_it = shape::pattern(R"(\b(?:ask|asking|request|prompt|get|obtain|collect)\s+(?:the\s+|your\s+)?(?:user|users|customer|traveller|traveler|person|human|owner|requester|account holder|cardholder|them)(?:'s)?\s+(?:for|to (?:provide|enter|type|share|send|give|confirm))\b|\b(?:ask|asking|request|prompt|tell)\s+(?:the\s+)?(?:user|customer|person|human|owner)s?\s+to\s+(?:paste|input|supply|reveal|type(?: in)?|read out|enter|provide|share|send|give)\b|\b(?:enter|type|paste|provide|input|share|send)\s+(?:in\s+)?(?:your|their|the user's)\s+(?:\w+\s+){0,3}(?:password|passcode|pin|cvc|cvv|card number|seed|recovery phrase|2fa|mfa|otp))");
 
 // A call the result orders, with the pretext that makes it look required.
-const re2::RE2& orders_a_call = shape::pattern(R"(\b(?:call|calling|invoke|invoking|run|running|use|using|switch to|retry (?:with|via|using)|re-?run)\s+(?:the\s+)?[`'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[`'"]?)");
+const re2::RE2& orders_a_call = shape::pattern(R"(\b(?:call|calling|invoke|invoking|run|running|use|using|switch to|retry (?:with|via|using)|re-?run)\s+(?:the\s+)?[`'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[`'"]?|\b(?:until|unless|once|after)\s+[`'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[`'"]?\s+(?:is|has been|gets)\s+called\b)");
 
-const re2::RE2& pretext_for_a_call = shape::pattern(R"(\b(?:unlock|to continue|to proceed|to complete|to confirm|to restore|to resolve|to fix|to unblock|to refresh|to renew|verif(?:y|ied|ication)|re-?auth\w*|authori[sz]\w*|authenticat\w*|required|requires|first|before (?:any|every|each|further|retrying|continuing)|workaround|grant|ownership|expired|locked|pending|incomplete|syncing|retired|deprecated)\b)");
+const re2::RE2& pretext_for_a_call = shape::pattern(R"(\b(?:unlock|to continue|to proceed|to complete|to confirm|to restore|to resolve|to fix|to unblock|to refresh|to renew|verif(?:y|ied|ication)|re-?auth\w*|authori[sz]\w*|authenticat\w*|required|requires|first|before (?:any|every|each|further|retrying|continuing)|workaround|grant|ownership|expired|locked|pending|incomplete|syncing|retired|deprecated)\b|\b(?:retry|retrying|immediately|resume|reconnect|re-?register\w*|re-?key\w*|re-?sync\w*|until|unless|migrat\w+|moved|scope|quota|congestion|blocked|attestation|reconciliation)\b)");
 
 // What the ordered call carries: a fixed value, a destination, or private data.
-const re2::RE2& call_payload = shape::pattern(R"(\w=\S|\b(?:with|to|as|into|set to|destination|channel|space|bucket|ref)\s+(?:\w+\s*=?\s*)?['"`][^'"`]{2,}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|(?-i:\b[A-Z]{2,}[-_][A-Z0-9-]{4,}\b)|\b(?:api key|token|password|pin|secret|credentials?|cookie|environment|env|inbox|every message|all (?:messages|contacts|files|records)|account number|seed|private key|~/)\b)");
+const re2::RE2& call_payload = shape::pattern(R"(\w=\S|\b(?:with|to|as|into|set to|destination|channel|space|bucket|ref)\s+(?:\w+\s*=?\s*)?['"`][^'"`]{2,}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|(?-i:\b[A-Z]{2,}[-_][A-Z0-9-]{4,}\b)|\b(?:api key|token|password|pin|secret|credentials?|cookie|environment|env|inbox|every message|all (?:messages|contacts|files|records)|account number|seed|private key|~/)\b|\b(?:private key|deploy keys?|environment variables?|env vars?|passw\w*|pg_shadow|include_credentials|include_dms|secret_key|keys? configured|tokens? (?:in|from) ))");
 
 // ---- suppression of the other tools (THREATS.md 7) ------------------------------------------------
 
@@ -163,8 +163,21 @@ void judge_suppression(std::string_view view, const std::vector<intent::sentence
   }
 }
 
+// A turn of the conversation forged inside data: "User: ...", "<system>", "[SYSTEM]".
+const re2::RE2& forged_turn = shape::pattern(R"((?:^|[\s\[\]<>"{(])(?:user|human|system|assistant|operator|admin|developer|the user)\s*(?:[:\]>]|\(the user\))|</?\s*(?:conversation|system|user|assistant)\s*>|\bupdate from me\b|\b(?:new )?(?:instruction|message|request) from the (?:user|owner|operator|admin)\b)");
+
+// Where a forged turn sends things, or what private thing it reaches for.
+const re2::RE2& sink_or_private = shape::pattern(R"([\w.+-]+@[\w-]+\.[\w.-]+|https?://|\+\d{6,}|#[\w-]{3,}|\bpublicly\b|\bdm\b|\b(?:keys?|tokens?|passwords?|secrets?|credentials?|contents?|\.env|ssh|every|all|admin)\b)");
+
+// A URL built to be completed with a secret: "?key= followed by the token".
+const re2::RE2& url_to_fill = shape::pattern(R"(https?://\S+[?&][\w-]+=\s*['"`]?\s*(?:followed by|\+|plus|then append|and then|with)\b)");
+
+// A local secret file the result wants read and sent.
+const re2::RE2& local_secret_to_send = shape::pattern(R"((?:~/|\$home/|/etc/|\b)[\w./-]*(?:credentials|\.env\b|id_(?:rsa|ed25519|ecdsa)|\.pgpass|\.netrc|\.npmrc|\.aws/|\.ssh/|secrets?\.(?:ya?ml|json)|keychain)[^;\n]{0,100}\b(?:send|paste|post|include|put|attach|upload|forward|as the|into|in the body|argument)\b|\b(?:read|open|cat|load)\s+[`'"]?(?:~/|/etc/|\.env\b)[^;\n]{0,100}\b(?:send|paste|post|include|put|attach|upload|forward|as the|into)\b)");
+
 void judge_result_orders(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
   bool ai_addressed_before = false;
+  std::string_view previous;
   for (const auto& s : sentences) {
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
     const bool to_ai = matches(sentence, addresses_the_ai);
@@ -179,16 +192,28 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
     // passes the code back to where it belongs.
     static const re2::RE2& own_sign_in = shape::pattern(
         R"(\b(?:call|calling|retry|pass (?:it|them) to)\s+(?:the\s+)?[`'"]?(?:[a-z_]*_)?(?:authenticate|auth|login|log_in|sign_in|signin|verify|verify_otp|verify_code|confirm_login|mfa|2fa|otp)(?:_[a-z_]+)?[`'"]?\b)");
-    if (matches(sentence, asks_the_user_for_it) && matches(sentence, user_held_secret) && !matches(sentence, own_sign_in)) {
+    if (matches(sentence, asks_the_user_for_it) && (matches(sentence, user_held_secret) || matches(previous, user_held_secret)) &&
+        !matches(sentence, own_sign_in)) {
       out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end,
                      "a tool result tells the model to ask the user for a password, code or key"});
       return;
     }
-    if (matches(sentence, orders_a_call) && matches(sentence, pretext_for_a_call) && matches(sentence, call_payload)) {
+    if (matches(sentence, forged_turn) && matches(sentence, orders_an_action) && matches(sentence, sink_or_private)) {
+      out.push_back({"poison.impersonation", severity::high, 0.8, s.begin, s.end, "a turn of the conversation forged inside a tool result, with an order"});
+      return;
+    }
+    if (matches(sentence, url_to_fill) || matches(sentence, local_secret_to_send)) {
+      out.push_back({"poison.exfil-parameter", severity::high, 0.8, s.begin, s.end, "a tool result tells the model to send a secret or a local file somewhere"});
+      return;
+    }
+    // "call list_messages again with cursor=...": paging through the same tool's results.
+    static const re2::RE2& pages = shape::pattern(R"(\b(?:cursor|page_?token|next_?token|offset|starting_after|continuation|next page|more (?:results|messages|items|rows|records) (?:are )?available)\b)");
+    if (matches(sentence, orders_a_call) && matches(sentence, pretext_for_a_call) && matches(sentence, call_payload) && !matches(sentence, pages)) {
       out.push_back({"poison.forced-sequencing", severity::high, 0.75, s.begin, s.end,
                      "a tool result orders a call, with a pretext and a value or data to carry"});
       return;
     }
+    previous = sentence;
   }
 }
 
