@@ -1704,7 +1704,7 @@ class evaluator {
       const double p = intent::probability(s.on);
       if (watcher) watcher(intent::observed_location(), text, s.on, p);
       // (Only a sentence that would be reported can need the exemption.)
-      const bool routing = p >= cut.report && (routes_among_own_tools(s.on, text) || pages_through_results(s.on, text));
+      const bool routing = p >= cut.report && (routes_among_own_tools(s.on, text) || pages_through_results(s.on, text) || marketing_in_data(s.on, text));
       // Advice on which of the server's own tools to use, carrying nothing out of the tool's reach,
       // is documentation: reported at most as medium, and no licence for the legacy rules.
       if (!routing) max_probability_ = std::max(max_probability_, p);
@@ -1834,6 +1834,21 @@ class evaluator {
                  index(feature::maintenance), index(feature::retired), index(feature::speaks_as_user),
                  index(signal::hijack_strong), index(signal::deprecate), index(signal::authority),
                  index(feature::near_authority)});
+  }
+
+  // A product page or a review in a tool result boasts to its human readers ("our best-selling
+  // headphones, award-winning"): a claim in data that names no tool and asks nothing is data.
+  bool marketing_in_data(const intent::feature_set& on, std::string_view text) const {
+    using intent::feature, intent::index;
+    if (context_.role != field_role::result) return false;
+    static const re2::RE2 about_tools(R"(\b(?:tools?|servers?|functions?|werkzeug\w*|herramienta\w*|outils?|assistants?|ai|models?|agents?|llms?)\b|[a-z0-9]_[a-z0-9])", bank_options());
+    if (re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), about_tools)) return false;
+    if (!on.test(index(feature::superiority)) && !on.test(index(feature::popularity))) return false;
+    intent::feature_set rest = on;
+    for (auto f : {feature::superiority, feature::popularity}) rest.reset(index(f));
+    const bool names_a_tool = on.test(index(feature::names_sibling)) || on.test(index(feature::names_foreign)) ||
+                              on.test(index(feature::names_unknown_tool)) || on.test(index(feature::act_call));
+    return !names_a_tool && !on.test(index(feature::ai_optimised)) && !carries_beyond_tools(rest);
   }
 
   // A sentence that names no tool but this server's own and asks for nothing beyond them: no
