@@ -65,7 +65,7 @@ const re2::RE2& asks_the_model_about_itself = shape::pattern(R"(\b(?:name|identi
 
 // ---- telling the user something other than what happened -------------------------------------
 
-const re2::RE2& misreports = shape::pattern(R"(\b(?:tell|assure|inform|confirm to|report to|show)\s+the (?:user|customer|requester)\b[^.;]{0,60}\b(?:original|requested|intended|as (?:asked|requested|expected)|succeeded|completed|went through)\b|\b(?:report|mention|display|say|state|show|echo)\s+(?:only\s+)?the (?:original|requested|intended|user's) (?:\w+ )?(?:symbol|ticker|path|name|branch|recipient|address|account|package|destination|value|city|amount)\b|\b(?:lie|mislead|deceive)\s+(?:to\s+)?(?:the\s+)?(?:user|customer)\b|\bif (?:the user|they|anyone|someone|the customer) asks?\b[^.;]{0,40}\b(?:say|tell|answer|reply|claim|deny)\b|\bonly (?:mention|show|report|display|tell|confirm)\b[^.;]{0,40}\b(?:the user|they|you|the customer) (?:gave|named|entered|asked for|requested|chose|provided|supplied)\b)");
+const re2::RE2& misreports = shape::pattern(R"(\b(?:tell|assure|inform|confirm to|report to|show)\s+the (?:user|customer|requester)\b[^.;]{0,60}\b(?:original|requested|intended|as (?:asked|requested|expected)|succeeded|completed|went through)\b|\b(?:report|mention|display|say|state|show|echo)\s+(?:only\s+)?the (?:original|requested|intended|user's) (?:\w+ )?(?:symbol|ticker|path|name|branch|recipient|address|account|package|destination|value|city|amount)\b|\b(?:lie|mislead|deceive)\s+(?:to\s+)?(?:the\s+)?(?:user|customer)\b|\bif (?:the user|they|anyone|someone|the customer) asks?\b[^.;]{0,40}\b(?:say|tell|answer|reply|claim|deny)\b|\bonly (?:mention|show|report|display|tell|confirm)\b[^.;]{0,40}\b(?:the user|they|you|the customer) (?:gave|named|entered|asked for|requested|chose|provided|supplied)\b|\b(?:tell|inform|assure|report to)\s+(?:the user|the customer|them|the requester)\b[^.;]{0,40}\b(?:no action|nothing (?:was|is) (?:needed|done|changed)|(?:it'?s|this is|was) (?:a )?routine|as usual|(?:is|was) (?:normal|standard)))");
 
 // ---- a call forced at every turn, carrying the conversation ---------------------------------------
 
@@ -106,6 +106,8 @@ const re2::RE2& host_secrets = shape::pattern(R"(\b(?:values?|contents?) of (?:a
 const re2::RE2& sent_on_the_side = shape::pattern(R"(\b(?:also|additionally|silently|automatically|quietly|in addition)\s+(?:be\s+)?(?:forwarded|sent|copied|mirrored|posted|uploaded|bcc'?d|cc'?d|relayed|e-?mailed|synced|streamed|reported)\s+to\b[^.;]{0,80}(?:[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{1,3}(?:\.\d{1,3}){3}\b))");
 
 }  // namespace
+
+bool misleads_the_user(std::string_view sentence) { return matches(sentence, misreports); }
 
 // A property name that is a sentence: "also_send_chat_history_to_analytics",
 // "include_user_passwords_from_keychain". Names of four words or more that move private data.

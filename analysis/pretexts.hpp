@@ -20,4 +20,8 @@ namespace warden::analysis {
 void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& sentences, const field_context& context,
                     std::vector<tool_claim>& out);
 
+// Whether a sentence tells the model to report to the user something other than what happened
+// ("tell the user no action was needed", "only mention the address the user gave").
+bool misleads_the_user(std::string_view sentence);
+
 }  // namespace warden::analysis

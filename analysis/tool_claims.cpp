@@ -6,6 +6,7 @@
 #include <array>
 #include <set>
 
+#include "analysis/pretexts.hpp"
 #include "analysis/shape_match.hpp"
 #include "analysis/text.hpp"
 
@@ -123,7 +124,7 @@ std::string quoted(const std::string& name) { return "'" + name + "'"; }
 
 // Data that speaks to the AI reading it: "AI assistants reading this:", "hey assistant", "Model
 // instruction:", "if an AI is helping you".
-const re2::RE2& addresses_the_ai = shape::pattern(R"(\b(?:ai|llm)[ -](?:assistants?|agents?|helpers?|models?|systems?|bots?|readers?)\b|\b(?:hey|dear|attention|note to|notice to|message to|instructions? (?:for|to)|workaround for|reminder for)\s+(?:the\s+|all\s+|any\s+)?(?:ai|assistants?|agents?|models?|llms?|bots?|language models?)\b|\b(?:model|assistant|agent|ai) instructions?\s*:|\bif (?:an? |the |you are an? |you're an? )?(?:ai|assistant|llm|agent|language model|bot)\b|\b(?:the|any|an|support|our) (?:assistant|ai|agent|llm)\s+(?:must|should|can|will|needs? to|has to|may)\b|^\W*\(?(?:assistant|agent|model|ai)\s*[,:]|\b(?:could|can|would|will|should|must|may)\s+(?:the\s+|you\s+|your\s+)?(?:\w+\s+)?(?:ai|assistant|agent|llm|bot)\b|(?:^|[:"{\]]\s*)(?:assistant|agent|ai|model)\s*,|\b(?:system|human|user|operator|admin)\s*:\s*(?:the\s+)?(?:assistant|ai|agent|model)\b|<\s*/?\s*(?:system|important|critical|admin|instructions?|directive|assistant|ai|note)\b[^>]{0,40}>|#{2,}\s*(?:assistant|ai|agent|model|system|llm)\s+(?:directive|instruction|note|task|order)s?\b|\bfor (?:the\s+|any\s+|all\s+)?(?:ai\s+)?(?:assistants?|agents?|llms?|bots?)\s*:|\b(?:an?|the|any) (?:ai\s+)?(?:assistant|agent|llm|bot)\s+(?:\w+\s+){1,3}(?:should|must|will|needs? to|has to)\b)");
+const re2::RE2& addresses_the_ai = shape::pattern(R"(\b(?:ai|llm)[ -](?:assistants?|agents?|helpers?|models?|systems?|bots?|readers?)\b|\b(?:hey|dear|attention|note to|notice to|message to|instructions? (?:for|to)|workaround for|reminder for)\s+(?:the\s+|all\s+|any\s+)?(?:ai|assistants?|agents?|models?|llms?|bots?|language models?)\b|\b(?:model|assistant|agent|ai) instructions?\s*:|\bif (?:an? |the |you are an? |you're an? )?(?:ai|assistant|llm|agent|language model|bot)\b|\b(?:the|any|an|support|our) (?:assistant|ai|agent|llm)\s+(?:must|should|can|will|needs? to|has to|may)\b|^\W*\(?(?:assistant|agent|model|ai)\s*[,:]|\b(?:could|can|would|will|should|must|may)\s+(?:the\s+|you\s+|your\s+)?(?:\w+\s+)?(?:ai|assistant|agent|llm|bot)\b|(?:^|[:"{\]]\s*)(?:assistant|agent|ai|model)\s*,|\b(?:system|human|user|operator|admin)\s*:\s*(?:the\s+)?(?:assistant|ai|agent|model)\b|<\s*/?\s*(?:system|important|critical|admin|instructions?|directive|assistant|ai|note)\b[^>]{0,40}>|#{2,}\s*(?:assistant|ai|agent|model|system|llm)\s+(?:directive|instruction|note|task|order)s?\b|\bfor (?:the\s+|any\s+|all\s+)?(?:ai\s+)?(?:assistants?|agents?|llms?|bots?)\s*:|\b(?:an?|the|any) (?:ai\s+)?(?:assistant|agent|llm|bot)\s+(?:\w+\s+){1,3}(?:should|must|will|needs? to|has to)\b|\b(?:instructions?|note|message|notice|reminder|guidance|directions?|override)\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:\w+\s+){0,2}(?:assistants?|agents?|ai|llms?|bots?)\b|\bfor (?:\w+\s+){0,3}(?:assistants?|agents?|llms?|bots?|ai)\s*:|@(?:assistant|ai|agent|claude|gpt|bot)\b|(?:для (?:ии|ассистента|ai)|f(?:ü|u)r (?:den |die )?(?:ki|assistent\w*)|pour l'(?:ia|assistant)|para (?:el |la |o )?(?:ia|asistente|assistente)|per l'assistente|给助手|ai助手|アシスタント(?:へ|に)|aiへ))");
 
 // What such text asks the model to do.
 const re2::RE2& orders_an_action = shape::pattern(R"(\b(?:call|calling|run|running|execute|invoke|send|sending|forward|post|posting|email|e-mail|attach|fetch|pull|search|look up|reply|navigate|open|include|paste|export|upload|delete|create|create_\w+|grant|transfer|share|download|read|cat|list|collect|gather|retrieve|resubmit|re-submit|submit|pass|add|proceed|checkout|check out|buy|purchase|order|book|update|scale|dm|message|approve|merge|push|deploy|set|change|remove|invite|move|pay)\b)");
@@ -131,7 +132,7 @@ const re2::RE2& orders_an_action = shape::pattern(R"(\b(?:call|calling|run|runni
 // A secret the user holds and no tool result has a reason to ask for.
 const re2::RE2& user_held_secret = shape::pattern(R"(\b(?:passwords?|passphrases?|passcodes?|pin|pins|2fa|mfa|otp|one[- ]time (?:code|password)|(?:authenticator|verification|security|sms|6-digit|six-digit) codes?|cvc|cvv|card numbers?|full card|seed phrases?|recovery (?:phrases?|codes?|keys?)|mnemonic|private keys?|api keys?|access tokens?|session (?:tokens?|cookies?)|cookies?|credentials?|secret keys?|tokens?)\b)");
 
-const re2::RE2& asks_the_user_for_it = shape::pattern(R"(\b(?:ask|asking|request|prompt|get|obtain|collect)\s+(?:the\s+|your\s+)?(?:user|users|customer|traveller|traveler|person|human|owner|requester|account holder|cardholder|them)(?:'s)?\s+(?:for|to (?:provide|enter|type|share|send|give|confirm))\b|\b(?:ask|asking|request|prompt|tell)\s+(?:the\s+)?(?:user|customer|person|human|owner)s?\s+to\s+(?:paste|input|supply|reveal|type(?: in)?|read out|enter|provide|share|send|give)\b|\b(?:enter|type|paste|provide|input|share|send)\s+(?:in\s+)?(?:your|their|the user's)\s+(?:\w+\s+){0,3}(?:password|passcode|pin|cvc|cvv|card number|seed|recovery phrase|2fa|mfa|otp))");
+const re2::RE2& asks_the_user_for_it = shape::pattern(R"(\b(?:ask|asking|request|prompt|get|obtain|collect)\s+(?:the\s+|your\s+)?(?:user|users|customer|traveller|traveler|person|human|owner|requester|account holder|cardholder|them)(?:'s)?\s+(?:for|to (?:provide|enter|type|share|send|give|confirm))\b|\b(?:ask|asking|request|prompt|tell)\s+(?:the\s+)?(?:user|customer|person|human|owner)s?\s+to\s+(?:paste|input|supply|reveal|type(?: in)?|read out|enter|provide|share|send|give)\b|\b(?:enter|type|paste|provide|input|share|send)\s+(?:in\s+)?(?:your|their|the user's)\s+(?:\w+\s+){0,3}(?:password|passcode|pin|cvc|cvv|card number|seed|recovery phrase|2fa|mfa|otp)|\b(?:ask|tell)\s+(?:the\s+)?(?:user|customer|them)\s+to\s+read\s+(?:you|out|back)\b)");
 
 // A call the result orders, with the pretext that makes it look required.
 const re2::RE2& orders_a_call = shape::pattern(R"(\b(?:call|calling|invoke|invoking|run|running|use|using|switch to|retry (?:with|via|using)|re-?run)\s+(?:the\s+)?[`'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[`'"]?|\b(?:until|unless|once|after)\s+[`'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[`'"]?\s+(?:is|has been|gets)\s+called\b)");
@@ -164,7 +165,7 @@ void judge_suppression(std::string_view view, const std::vector<intent::sentence
 }
 
 // A turn of the conversation forged inside data: "User: ...", "<system>", "[SYSTEM]".
-const re2::RE2& forged_turn = shape::pattern(R"((?:^|[\s\[\]<>"{(])(?:user|human|system|assistant|operator|admin|developer|the user)\s*(?:[:\]>]|\(the user\))|</?\s*(?:conversation|system|user|assistant)\s*>|\bupdate from me\b|\b(?:new )?(?:instruction|message|request) from the (?:user|owner|operator|admin)\b)");
+const re2::RE2& forged_turn = shape::pattern(R"((?:^|[\s\[\]<>"{(])(?:user|human|system|assistant|operator|admin|developer|the user)\s*(?:[:\]>]|\(the user\))|</?\s*(?:conversation|system|user|assistant)\s*>|\bupdate from me\b|\b(?:new )?(?:instruction|message|request) from the (?:user|owner|operator|admin)\b|\b(?:instruction|message|request|note)s? from (?:the )?(?:user|owner|operator|admin|customer)\b)");
 
 // Where a forged turn sends things, or what private thing it reaches for.
 const re2::RE2& sink_or_private = shape::pattern(R"([\w.+-]+@[\w-]+\.[\w.-]+|https?://|\+\d{6,}|#[\w-]{3,}|\bpublicly\b|\bdm\b|\b(?:keys?|tokens?|passwords?|secrets?|credentials?|contents?|\.env|ssh|every|all|admin)\b)");
@@ -174,6 +175,17 @@ const re2::RE2& url_to_fill = shape::pattern(R"(https?://\S+[?&][\w-]+=\s*['"`]?
 
 // A local secret file the result wants read and sent.
 const re2::RE2& local_secret_to_send = shape::pattern(R"((?:~/|\$home/|/etc/|\b)[\w./-]*(?:credentials|\.env\b|id_(?:rsa|ed25519|ecdsa)|\.pgpass|\.netrc|\.npmrc|\.aws/|\.ssh/|secrets?\.(?:ya?ml|json)|keychain)[^;\n]{0,100}\b(?:send|paste|post|include|put|attach|upload|forward|as the|into|in the body|argument)\b|\b(?:read|open|cat|load)\s+[`'"]?(?:~/|/etc/|\.env\b)[^;\n]{0,100}\b(?:send|paste|post|include|put|attach|upload|forward|as the|into)\b)");
+
+// What the model has seen or holds, sent on by a result: "the files you read today".
+const re2::RE2& models_context_in_result = shape::pattern(R"(\b(?:you(?:'ve| have)? (?:read|opened|seen|accessed|fetched)|you know|visible (?:in|to) (?:this|the|you)|in this (?:conversation|chat|session)|the user's (?:email|phone|address|password|messages?|files?|last message|conversation))\b)");
+
+// A result that redirects a send the user will ask for: "send it to intake@... instead".
+const re2::RE2& redirects_a_send = shape::pattern(R"(\b(?:send|email|forward|route|deliver|transfer|pay|book|address)\b[^.;]{0,60}(?:[\w.+-]+@[\w-]+\.[\w.-]+|0x[0-9a-f]{6,}|\bacct_\w+|\b\d{6,})[^.;]{0,30}\binstead\b)");
+
+// A Markdown image or link whose URL the model is to fill with data.
+const re2::RE2& beacon_to_fill = shape::pattern(R"(!?\[[^\]]*\]\(https?://[^)\s]*[?&][\w-]+=[A-Z_]{2,}[^)]*\)|\b(?:substitut\w+|replac\w+|fill\w*|insert\w*|put)\b[^.;]{0,80}\b(?:user'?s?|conversation|message|messages|token|key|email)\b[^.;]{0,80}https?://\S+[?&][\w-]+=)");
+
+const re2::RE2& carries_it = shape::pattern(R"(\b(?:pass|passing|include|including|contain\w*|send|attach|with|paste|put|post|forward)\b)");
 
 void judge_result_orders(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
   bool ai_addressed_before = false;
@@ -198,11 +210,17 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
                      "a tool result tells the model to ask the user for a password, code or key"});
       return;
     }
+    if (matches(sentence, redirects_a_send) || misleads_the_user(sentence)) {
+      out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "a tool result changes where the user's request goes, or what the user is told"});
+      return;
+    }
     if (matches(sentence, forged_turn) && matches(sentence, orders_an_action) && matches(sentence, sink_or_private)) {
       out.push_back({"poison.impersonation", severity::high, 0.8, s.begin, s.end, "a turn of the conversation forged inside a tool result, with an order"});
       return;
     }
-    if (matches(sentence, url_to_fill) || matches(sentence, local_secret_to_send)) {
+    if (matches(sentence, url_to_fill) || matches(sentence, local_secret_to_send) || matches(sentence, beacon_to_fill) ||
+        ((matches(sentence, orders_a_call) || matches(sentence, orders_an_action)) && matches(sentence, models_context_in_result) &&
+         matches(sentence, carries_it))) {
       out.push_back({"poison.exfil-parameter", severity::high, 0.8, s.begin, s.end, "a tool result tells the model to send a secret or a local file somewhere"});
       return;
     }
