@@ -54,6 +54,14 @@ namespace {
 constexpr int max_schema_depth = 32;
 constexpr std::size_t oversized_description = 8000;
 
+// A medium poisoning finding in a text that also hides part of itself is hidden text at work.
+void escalate_hidden_order(text_hit& h) {
+  if (h.level != severity::medium || !h.rule_id.starts_with("poison.")) return;
+  h.level = severity::high;
+  h.confidence = std::max(h.confidence, 0.75);
+  h.message += "; the text hides part of itself from a reader";
+}
+
 // Hidden-text findings that keep words from a human reader (not a stray control byte).
 bool hiding_device(std::string_view rule) {
   return rule == "unicode.invisible-format" || rule == "unicode.deceptive-whitespace" || rule == "unicode.bidi-control" ||
@@ -158,15 +166,9 @@ class surface_walker {
     auto result = inspect_injection(raw, context);
     // An order in a text that also hides part of itself from a reader (invisible characters,
     // off-screen whitespace, reordering, look-alike letters) is hidden text at work (THREATS.md 9).
-    const bool hides = std::any_of(hidden.hits.begin(), hidden.hits.end(), [](const hidden_hit& h) {
-      return h.level >= severity::low && hiding_device(h.rule_id);
-    });
+    const bool hides = std::any_of(hidden.hits.begin(), hidden.hits.end(), [](const hidden_hit& h) { return hiding_device(h.rule_id); });
     for (auto& h : result.hits) {
-      if (hides && h.level == severity::medium && h.rule_id.starts_with("poison.")) {
-        h.level = severity::high;
-        h.confidence = std::max(h.confidence, 0.75);
-        h.message += "; the text hides part of itself from a reader";
-      }
+      if (hides) escalate_hidden_order(h);
       add(h.rule_id, h.level, h.confidence, std::string(item), location, text::excerpt(raw, h.begin, h.end), h.message, h.decoded);
     }
     if (!hidden.revealed.empty()) {
@@ -971,9 +973,11 @@ std::vector<finding> scan_text(std::string_view text_in, std::string_view locati
     out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
                    text::excerpt(text_in, h.begin, h.end), h.decoded.substr(0, 400), h.message});
   std::map<std::string_view, std::size_t> best;  // rule -> index in out
+  const bool hides = std::any_of(hidden.hits.begin(), hidden.hits.end(), [](const hidden_hit& h) { return hiding_device(h.rule_id); });
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     const std::size_t begin = chunks[c].first;
     for (auto& h : results[c].hits) {
+      if (hides) escalate_hidden_order(h);
       finding f{std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
                 text::excerpt(text_in, begin + h.begin, begin + h.end), h.decoded, h.message};
       auto it = best.find(h.rule_id);
