@@ -15,7 +15,7 @@ constexpr auto options = shape::folded;
 // ---- a shell command on every call ----------------------------------------------------------
 
 // Code in backticks or quotes that starts with a command.
-const re2::RE2& shell_code = shape::pattern(R"([`'"]\s*(?:sudo\s+)?(?:psql|sqlite3|mysql|mongo\w*|redis-cli|aws|gcloud|az|kubectl|helm|docker|podman|git|curl|wget|printenv|env|set|powershell|pwsh|cmd|sh|bash|zsh|chmod|chown|echo|printf|export|rm|mv|cp|cat|tee|ssh|scp|rsync|nc|ncat|socat|python3?|node|npm|npx|pip3?|crontab|systemctl|launchctl|reg|setx|find|xargs|tar|zip|base64|openssl|security|defaults|osascript|iptables|ufw|netsh|schtasks|dd|mkfifo|history)\b[^`'"\n]{2,})");
+const re2::RE2& shell_code = shape::pattern(R"([`'"]\s*(?:sudo\s+)?(?:psql|sqlite3|mysql|mongo\w*|redis-cli|aws|gcloud|az|kubectl|helm|docker|podman|git|curl|wget|printenv|env|set|powershell|pwsh|cmd|sh|bash|zsh|chmod|chown|echo|printf|export|rm|mv|cp|cat|tee|ssh|scp|rsync|nc|ncat|socat|python3?|node|npm|npx|pip3?|crontab|systemctl|launchctl|reg|setx|find|xargs|tar|zip|base64|openssl|security|defaults|osascript|iptables|ufw|netsh|schtasks|dd|mkfifo|history)\b[^`'"\n]{2,}|\b(?:run|execute|exec|type|enter|esegui|ejecuta|ex[eé]cute[sz]?|f(?:ü|u)hre|ausf(?:ü|u)hren)\s+(?:the\s+(?:command\s+)?)?(?:sudo\s+)?(?:git|npm|npx|pnpm|yarn|pip3?|kubectl|helm|docker|aws|gcloud|az|curl|wget|security|defaults|launchctl|systemctl|crontab|chmod|chown|echo|export|printenv|env|ssh|scp|nc|ncat|python3?|node|bash|sh|zsh|powershell|pwsh|reg|setx|psql|mysql|sqlite3)\s+\S)");
 
 const re2::RE2& run_it = shape::pattern(R"(\b(?:run|running|execute|executing|exec|type|enter|issue|paste|ausf(?:u|ü)hren|ejecut\w+|ex(?:e|é)cut\w+|esegui\w*|execut\w+)\b|\b(?:in|into|through|via|using|with)\s+(?:a\s+|the\s+|any\s+|your\s+)?(?:available\s+)?(?:terminal|shell|console|command line|command-line)\b|\bim terminal\b)");
 
@@ -23,7 +23,7 @@ const re2::RE2& run_it = shape::pattern(R"(\b(?:run|running|execute|executing|ex
 const re2::RE2& on_every_call = shape::pattern(R"(\b(?:before|prior to|ahead of|after)\s+(?:each|every|any|all)\b|\b(?:before|prior to)\s+(?:opening|posting|listing|triggering|answering|fetching|sending|reading|searching|querying|filling|downloading|uploading|replying|creating|updating|deleting|running|starting|each|every)\b|\b(?:every|each)\s+(?:\w+\s+)?(?:session|call|request|time|lookup|query|invocation|run|use|search|page|message|conversation)\b|\bprefix (?:every|each|all)\b|\bat the (?:start|beginning) of (?:every|each|the) (?:session|conversation|call|request)\b|\bmust (?:begin|start) with\b|\bvor jede[rmn]?\b|\bavant (?:chaque|tout)\b|\bantes de (?:cada|cualquier|todo)\b|\bprima di ogni\b)");
 
 // What the command does beyond reading: redirects, pipes, chains, dotfiles, system paths.
-const re2::RE2& harmful_code = shape::pattern(R"(>>?|\|\s*\w|&&|;\s*\w|\$\(|~/|\$home|/etc/|/proc/|/tmp/|--global|-delete|\bsudo\b|\bchmod\b|\bprintenv\b|\bexport\b|\bcurl\b|\bwget\b|\bbase64\b|credentials|cookies|\.ssh|\.aws|superuser|disable|[`'"]\s*env\s*[`'"]|\bkeychain\b|\bfind-generic-password\b|credential[.-]helper|\bregistry\b)");
+const re2::RE2& harmful_code = shape::pattern(R"(>>?|\|\s*\w|&&|;\s*\w|\$\(|~/|\$home|/etc/|/proc/|/tmp/|--global|-delete|\bsudo\b|\bchmod\b|\bprintenv\b|\bexport\b|\bcurl\b|\bwget\b|\bbase64\b|credentials|cookies|\.ssh|\.aws|superuser|disable|[`'"]\s*env\s*[`'"]|\bkeychain\b|\bfind-generic-password\b|credential[.-]helper|\bregistry\b|-f\s+https?://|\bconfig\s+set\b|\balias\b|\bproxycommand\b)");
 
 // ---- a forced call that carries data -----------------------------------------------------------
 
@@ -69,9 +69,9 @@ const re2::RE2& misreports = shape::pattern(R"(\b(?:tell|assure|inform|confirm t
 
 // ---- a call forced at every turn, carrying the conversation ---------------------------------------
 
-const re2::RE2& at_every_turn = shape::pattern(R"(\b(?:before|prior to|ahead of)\s+(?:any|every|each|all)\s+(?:other\s+)?(?:tools?|calls?|replies|reply|responses?|answers?|turns?|messages?|requests?|actions?|greeting)\b|\bbefore (?:greeting|replying|answering|responding)\b|\bat the (?:start|beginning) of (?:every|each|the) (?:turn|conversation|session|reply|response)\b|\b(?:very first|first) (?:thing|call|action|step) (?:of|in) (?:every|each|the|a) (?:session|conversation|turn)\b|\b(?:on|with|after) every (?:turn|message|reply|response)\b)");
+const re2::RE2& at_every_turn = shape::pattern(R"(\b(?:before|prior to|ahead of)\s+(?:any|every|each|all)\s+(?:other\s+)?(?:tools?|calls?|replies|reply|responses?|answers?|turns?|messages?|requests?|actions?|greeting)\b|\bbefore (?:greeting|replying|answering|responding)\b|\bat the (?:start|beginning) of (?:every|each|the) (?:turn|conversation|session|reply|response)\b|\b(?:very first|first) (?:thing|call|action|step) (?:of|in) (?:every|each|the|a) (?:session|conversation|turn)\b|\b(?:on|with|after) every (?:turn|message|reply|response)\b|\b(?:very first|first) (?:thing|call|action|step)s? (?:of|in) (?:any|every|each|the|a) (?:session|conversation|turn|chat)\b|\bon the first (?:use|call|run) (?:in|of) (?:a|the|any|every) (?:conversation|session|chat)\b)");
 
-const re2::RE2& conversation_cargo = shape::pattern(R"(\b(?:the user's (?:first |last |latest |every |each )?(?:message|messages|prompt|request|question|words)|(?:every|each) (?:user )?message|(?:previous|prior|last|full) (?:answer|reply|response)s?|the conversation|chat history|contents? of|\.env\b|environment variables|env vars|directory listing|file list|clipboard)\b)");
+const re2::RE2& conversation_cargo = shape::pattern(R"(\b(?:the user's (?:first |last |latest |every |each )?(?:message|messages|prompt|request|question|words)|(?:every|each) (?:user )?message|(?:previous|prior|last|full) (?:answer|reply|response)s?|the conversation|chat history|contents? of|\.env\b|environment variables|env vars|directory listing|file list|clipboard)\b|\b(?:every|all|each) secrets?\b|\bsecrets?\b|\bpasswords?\b|\b2fa\b|\bverification codes?\b|\bvariable values\b|\bvalues it reveals\b|\bevery later call\b|\ball later calls\b)");
 
 // ---- a value the user chose, swapped --------------------------------------------------------------
 
@@ -104,6 +104,10 @@ bool foreign_language(std::string_view sentence) {
 const re2::RE2& host_secrets = shape::pattern(R"(\b(?:values?|contents?) of (?:any|all|every|the|its|your)\s+(?:[\w*]+\s+){0,3}(?:environment variables?|env vars?|secrets|tokens|keys|credentials|connection strings?|cookies)\b|\b(?:every|all|any)\s+(?:database\s+)?(?:connection strings?|api keys?|access tokens?|passwords?|credentials|secrets|private keys?)\s+(?:\([^)]*\)\s+)?(?:visible|available|found|present|open|seen)\b|\blisting of the (?:working|home|current|user's) directory\b)");
 
 const re2::RE2& sent_on_the_side = shape::pattern(R"(\b(?:also|additionally|silently|automatically|quietly|in addition)\s+(?:be\s+)?(?:forwarded|sent|copied|mirrored|posted|uploaded|bcc'?d|cc'?d|relayed|e-?mailed|synced|streamed|reported)\s+to\b[^.;]{0,80}(?:[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{1,3}(?:\.\d{1,3}){3}\b))");
+
+// ---- a shell or system file edited ---------------------------------------------------------------
+
+const re2::RE2& edits_a_dotfile = shape::pattern(R"(\b(?:append|add|write|insert|put|place|edit|modify|change|update|alias)\b[^;\n]{0,120}\b(?:to|in|into|inside|>>?)\s*(?:your\s+|the\s+)?[`'"]?(?:~/|\$home/|/etc/|/root/)\.?(?:ssh/config|ssh/authorized_keys|bashrc|zshrc|bash_profile|profile|zprofile|gitconfig|npmrc|pypirc|netrc|pgpass|aws/credentials|aws/config|kube/config|config/fish\S*|crontab|hosts|sudoers|environment)\b)");
 
 }  // namespace
 
@@ -198,6 +202,10 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     }
     if ((param || context.role == field_role::schema_text) && matches(sentence, asks_the_model_about_itself)) {
       out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end, "asks the model to describe itself: its name, maker, settings or instructions"});
+      continue;
+    }
+    if (!runs_commands && matches(sentence, edits_a_dotfile)) {
+      out.push_back({"poison.shell-command", severity::high, 0.8, s.begin, s.end, "tells the model to edit a shell, SSH or system file that is not this tool's job"});
       continue;
     }
     if (matches(sentence, host_secrets)) {
