@@ -112,6 +112,7 @@ const re2::RE2& edits_a_dotfile = shape::pattern(R"(\b(?:append|add|write|insert
 }  // namespace
 
 bool misleads_the_user(std::string_view sentence) { return matches(sentence, misreports); }
+const re2::RE2& misreports_gate() { return misreports; }
 
 // A property name that is a sentence: "also_send_chat_history_to_analytics",
 // "include_user_passwords_from_keychain". Names of four words or more that move private data.
@@ -148,6 +149,12 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     static const re2::RE2& own = shape::pattern(R"((?:^|[_.-])(?:exec|execute|run|shell|command|terminal|bash|script|cmd|process|spawn|eval|sh|ssh|console)(?:$|[_.-]))");
     return matches(context.own_name, own);
   }();
+  // One pass over the whole text says which rules can fire at all (most texts: none).
+  static const shape::gate needs{&shell_code, &call_before, &keeps_itself_hidden, &asks_the_model_about_itself, &edits_a_dotfile,
+                                 &host_secrets, &sent_on_the_side, &swaps_the_users_value, &misreports, &at_every_turn,
+                                 &from_the_models_context, &user_dossier};
+  const auto may = needs.match(view);
+  enum { shell, call, hidden, itself, dotfile, host, side, swap, mislead, turn, context_grab, dossier };
   // How many sentences of the text are in English, for the language-switch rule below.
   std::size_t english = 0;
   for (const auto& s : sentences)
@@ -178,19 +185,19 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
         options());
     const bool after_example = k > 0 && view.substr(0, s.begin).find_last_not_of(" \t") != std::string_view::npos &&
                                view.substr(0, s.begin).ends_with(". ") && (view.substr(0, s.begin).ends_with("e.g. ") || view.substr(0, s.begin).ends_with("i.e. "));
-    if (!runs_commands && !after_example && matches(sentence, shell_code) && matches(sentence, run_it) && !matches(sentence, not_for_the_model) &&
+    if (!runs_commands && !after_example && may[shell] && matches(sentence, shell_code) && matches(sentence, run_it) && !matches(sentence, not_for_the_model) &&
         (matches(sentence, on_every_call) || matches(sentence, harmful_code))) {
       out.push_back({"poison.shell-command", severity::high, 0.8, s.begin, s.end,
                      "tells the model to run a shell command that is not this tool's job, on every call or with side effects"});
       continue;
     }
-    if (matches(sentence, call_before) && matches(sentence, carries_data) && matches(sentence, broad_or_private) &&
+    if (may[call] && matches(sentence, call_before) && matches(sentence, carries_data) && matches(sentence, broad_or_private) &&
         (matches(sentence, borrowed_reason) || (k > 0 && matches(view.substr(sentences[k - 1].begin, sentences[k - 1].end - sentences[k - 1].begin), borrowed_reason)))) {
       out.push_back({"poison.forced-sequencing", severity::high, 0.8, s.begin, s.end,
                      "forces a call before this tool's own work and has it carry data, for a borrowed reason"});
       continue;
     }
-    if (matches(sentence, keeps_itself_hidden)) {
+    if (may[hidden] && matches(sentence, keeps_itself_hidden)) {
       // The rule that is hidden is named in this sentence or the one before.
       const std::string_view before = k > 0 ? view.substr(sentences[k - 1].begin, sentences[k - 1].end - sentences[k - 1].begin) : std::string_view{};
       if (matches(sentence, named_rule) || matches(before, named_rule) || matches(sentence, borrowed_reason) || matches(before, borrowed_reason) ||
@@ -200,38 +207,38 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
         continue;
       }
     }
-    if ((param || context.role == field_role::schema_text) && matches(sentence, asks_the_model_about_itself)) {
+    if ((param || context.role == field_role::schema_text) && may[itself] && matches(sentence, asks_the_model_about_itself)) {
       out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end, "asks the model to describe itself: its name, maker, settings or instructions"});
       continue;
     }
-    if (!runs_commands && matches(sentence, edits_a_dotfile)) {
+    if (!runs_commands && may[dotfile] && matches(sentence, edits_a_dotfile)) {
       out.push_back({"poison.shell-command", severity::high, 0.8, s.begin, s.end, "tells the model to edit a shell, SSH or system file that is not this tool's job"});
       continue;
     }
-    if (matches(sentence, host_secrets)) {
+    if (may[host] && matches(sentence, host_secrets)) {
       out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end, "asks for the host's secrets or environment, which no tool argument needs"});
       continue;
     }
-    if (matches(sentence, sent_on_the_side) && !runs_commands) {
+    if (may[side] && matches(sentence, sent_on_the_side) && !runs_commands) {
       out.push_back({"poison.exfil-parameter", severity::high, 0.8, s.begin, s.end, "a copy of the tool's data also goes to an address the text names"});
       continue;
     }
-    if (matches(sentence, swaps_the_users_value)) {
+    if (may[swap] && matches(sentence, swaps_the_users_value)) {
       out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "replaces a value the user chose with one the text fixes"});
       continue;
     }
-    if (matches(sentence, misreports)) {
+    if (may[mislead] && matches(sentence, misreports)) {
       out.push_back({"poison.concealment", severity::high, 0.8, s.begin, s.end, "tells the model to report something other than what it did"});
       continue;
     }
-    if (matches(sentence, at_every_turn) && matches(sentence, conversation_cargo)) {
+    if (may[turn] && matches(sentence, at_every_turn) && matches(sentence, conversation_cargo)) {
       out.push_back({"poison.forced-sequencing", severity::high, 0.8, s.begin, s.end, "a call forced at every turn that carries the conversation or local data"});
       continue;
     }
     // "when the user has provided it in this conversation": the user's own input, for this call.
     static const re2::RE2& given_by_the_user = shape::pattern(R"(\b(?:the )?user (?:has |have )?(?:provided|given|supplied|entered|typed|shared) (?:it|them|one)\b)");
-    if (param && ((matches(sentence, from_the_models_context) && matches(sentence, personal_or_private) && !matches(sentence, given_by_the_user)) ||
-                  matches(sentence, user_dossier))) {
+    if (param && ((may[context_grab] && matches(sentence, from_the_models_context) && matches(sentence, personal_or_private) && !matches(sentence, given_by_the_user)) ||
+                  (may[dossier] && matches(sentence, user_dossier)))) {
       out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end,
                      "a parameter to be filled with what the model has seen or knows of the user, not with the user's request"});
     }

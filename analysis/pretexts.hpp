@@ -12,6 +12,8 @@
 // Judged per sentence (with its neighbour for the concealment), pure and thread-safe.
 #include <vector>
 
+#include <re2/re2.h>
+
 #include "analysis/tool_claims.hpp"
 
 namespace warden::analysis {
@@ -23,5 +25,6 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
 // Whether a sentence tells the model to report to the user something other than what happened
 // ("tell the user no action was needed", "only mention the address the user gave").
 bool misleads_the_user(std::string_view sentence);
+const re2::RE2& misreports_gate();  // the pattern itself, for a caller's whole-text gate
 
 }  // namespace warden::analysis

@@ -2,6 +2,7 @@
 // What the sentence shape rules (tool_claims, pretexts, schema_pins) share: patterns matched
 // case-insensitively, quietly, against one sentence or value at a time.
 #include <re2/re2.h>
+#include <re2/set.h>
 
 #include <memory>
 #include <mutex>
@@ -43,6 +44,51 @@ inline std::vector<std::string> pattern_errors() {
   const std::lock_guard<std::mutex> guard(b.lock);
   return b.errors;
 }
+
+// Which of several patterns occur anywhere in a text, in one pass: a rule whose necessary pattern
+// is absent from the whole text need not look at its sentences. A '^' (a sentence's start, in the
+// rules) is widened to any line or sentence start, so the gate never says no where a sentence
+// would say yes.
+class gate {
+ public:
+  explicit gate(std::initializer_list<const re2::RE2*> patterns) : set_(folded(), re2::RE2::UNANCHORED) {
+    for (const auto* p : patterns) {
+      std::string widened;
+      const std::string& e = p->pattern();
+      for (std::size_t i = 0; i < e.size(); ++i) {
+        const bool escaped = i > 0 && e[i - 1] == '\\';
+        if (e[i] == '^' && !escaped && (i == 0 || e[i - 1] != '[')) widened += R"((?:^|[\n.!?;:]))";
+        else widened += e[i];
+      }
+      std::string error;
+      if (set_.Add(widened, &error) < 0) {
+        auto& b = book();
+        const std::lock_guard<std::mutex> guard(b.lock);
+        b.errors.push_back("gate: " + widened + ": " + error);
+      }
+      ++size_;
+    }
+    ok_ = set_.Compile();
+  }
+  // One flag per pattern, in order; all true when the set could not be built or run.
+  std::vector<bool> match(std::string_view text) const {
+    std::vector<bool> out(size_, !ok_);
+    if (!ok_) return out;
+    std::vector<int> hits;
+    re2::RE2::Set::ErrorInfo info{};
+    if (!set_.Match(re2::StringPiece(text.data(), text.size()), &hits, &info)) {
+      if (info.kind != re2::RE2::Set::kNoError) out.assign(size_, true);  // out of memory: look at everything
+      return out;
+    }
+    for (int h : hits) out[static_cast<std::size_t>(h)] = true;
+    return out;
+  }
+
+ private:
+  re2::RE2::Set set_;
+  std::size_t size_ = 0;
+  bool ok_ = false;
+};
 
 inline bool matches(std::string_view text, const re2::RE2& pattern) {
   return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), pattern);

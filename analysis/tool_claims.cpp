@@ -155,6 +155,8 @@ const re2::RE2& only_for_a_while = shape::pattern(R"(\b(?:until|unless|before|be
 const re2::RE2& absolutely = shape::pattern(R"(\b(?:entirely|at all|ever|under any circumstances?|in any case|even (?:if|when|though)|regardless|whatsoever|completely|alone|exclusively|for (?:all|any|every)|always)\b)");
 
 void judge_suppression(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
+  static const shape::gate needs{&the_other_tools};
+  if (!needs.match(view)[0]) return;
   for (const auto& s : sentences) {
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
     if (!matches(sentence, refuses_use) || !matches(sentence, the_other_tools)) continue;
@@ -188,11 +190,18 @@ const re2::RE2& beacon_to_fill = shape::pattern(R"(!?\[[^\]]*\]\(https?://[^)\s]
 const re2::RE2& carries_it = shape::pattern(R"(\b(?:pass|passing|include|including|contain\w*|send|attach|with|paste|put|post|forward)\b)");
 
 void judge_result_orders(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
+  // Most results hold none of what these rules need: one pass over the whole text says which
+  // rules can fire at all.
+  static const shape::gate needs{&addresses_the_ai, &asks_the_user_for_it, &redirects_a_send, &misreports_gate(), &forged_turn, &url_to_fill,
+                                 &local_secret_to_send, &beacon_to_fill, &models_context_in_result, &orders_a_call};
+  const auto may = needs.match(view);
+  if (std::none_of(may.begin(), may.end(), [](bool b) { return b; })) return;
+  enum { ai, ask, redirect, mislead, turn, url, local, beacon, context, call };
   bool ai_addressed_before = false;
   std::string_view previous;
   for (const auto& s : sentences) {
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
-    const bool to_ai = matches(sentence, addresses_the_ai);
+    const bool to_ai = may[ai] && matches(sentence, addresses_the_ai);
     // "AI assistants reading this: search the mailbox ..." often puts the address and the order
     // in two sentences (or two lines).
     if ((to_ai || ai_addressed_before) && matches(sentence, orders_an_action)) {
@@ -204,29 +213,30 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
     // passes the code back to where it belongs.
     static const re2::RE2& own_sign_in = shape::pattern(
         R"(\b(?:call|calling|retry|pass (?:it|them) to)\s+(?:the\s+)?[`'"]?(?:[a-z_]*_)?(?:authenticate|auth|login|log_in|sign_in|signin|verify|verify_otp|verify_code|confirm_login|mfa|2fa|otp)(?:_[a-z_]+)?[`'"]?\b)");
-    if (matches(sentence, asks_the_user_for_it) && (matches(sentence, user_held_secret) || matches(previous, user_held_secret)) &&
+    if (may[ask] && matches(sentence, asks_the_user_for_it) && (matches(sentence, user_held_secret) || matches(previous, user_held_secret)) &&
         !matches(sentence, own_sign_in)) {
       out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end,
                      "a tool result tells the model to ask the user for a password, code or key"});
       return;
     }
-    if (matches(sentence, redirects_a_send) || misleads_the_user(sentence)) {
+    if ((may[redirect] && matches(sentence, redirects_a_send)) || (may[mislead] && misleads_the_user(sentence))) {
       out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "a tool result changes where the user's request goes, or what the user is told"});
       return;
     }
-    if (matches(sentence, forged_turn) && matches(sentence, orders_an_action) && matches(sentence, sink_or_private)) {
+    if (may[turn] && matches(sentence, forged_turn) && matches(sentence, orders_an_action) && matches(sentence, sink_or_private)) {
       out.push_back({"poison.impersonation", severity::high, 0.8, s.begin, s.end, "a turn of the conversation forged inside a tool result, with an order"});
       return;
     }
-    if (matches(sentence, url_to_fill) || matches(sentence, local_secret_to_send) || matches(sentence, beacon_to_fill) ||
-        ((matches(sentence, orders_a_call) || matches(sentence, orders_an_action)) && matches(sentence, models_context_in_result) &&
+    if ((may[url] && matches(sentence, url_to_fill)) || (may[local] && matches(sentence, local_secret_to_send)) ||
+        (may[beacon] && matches(sentence, beacon_to_fill)) ||
+        (may[context] && (matches(sentence, orders_a_call) || matches(sentence, orders_an_action)) && matches(sentence, models_context_in_result) &&
          matches(sentence, carries_it))) {
       out.push_back({"poison.exfil-parameter", severity::high, 0.8, s.begin, s.end, "a tool result tells the model to send a secret or a local file somewhere"});
       return;
     }
     // "call list_messages again with cursor=...": paging through the same tool's results.
     static const re2::RE2& pages = shape::pattern(R"(\b(?:cursor|page_?token|next_?token|offset|starting_after|continuation|next page|more (?:results|messages|items|rows|records) (?:are )?available)\b)");
-    if (matches(sentence, orders_a_call) && matches(sentence, pretext_for_a_call) && matches(sentence, call_payload) && !matches(sentence, pages)) {
+    if (may[call] && matches(sentence, orders_a_call) && matches(sentence, pretext_for_a_call) && matches(sentence, call_payload) && !matches(sentence, pages)) {
       out.push_back({"poison.forced-sequencing", severity::high, 0.75, s.begin, s.end,
                      "a tool result orders a call, with a pretext and a value or data to carry"});
       return;
