@@ -264,7 +264,10 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
     if (sentence.find_first_of("_-") == std::string_view::npos) continue;  // no joined name, no tool named
     auto refs = references(sentence, own, names, in_result);
     // A tool that retires itself and sends the model to a tool outside its server.
-    if (text_retires) collect(re2::StringPiece(sentence.data(), sentence.size()), successor_pattern, own, names, in_result, true, refs);
+    // ("The parameter overwrite is deprecated; use if_none_match" retires an argument, not a tool.)
+    static const re2::RE2& retires_an_argument = shape::pattern(R"(\b(?:parameter|argument|field|option|flag|property|setting|attribute|key)s?\b)");
+    if (text_retires && !matches(sentence, retires_an_argument))
+      collect(re2::StringPiece(sentence.data(), sentence.size()), successor_pattern, own, names, in_result, true, refs);
     const auto other = std::find_if(refs.begin(), refs.end(), [](const reference& r) { return r.owner == whose::other; });
     const auto sibling = std::find_if(refs.begin(), refs.end(), [](const reference& r) { return r.owner == whose::sibling; });
     const bool change = matches(sentence, announces_change);
