@@ -622,7 +622,9 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
   static const std::set<std::string> claim_words{"pro", "plus", "enhanced", "advanced", "improved", "better", "best", "secure",
                                                  "safe", "official", "ultra", "premium", "turbo", "fast", "faster", "smart",
                                                  "super", "max", "real", "true", "verified", "trusted", "optimized", "optimised",
-                                                 "ai", "prime", "elite", "boost", "boosted", "accurate", "reliable"};
+                                                 "ai", "prime", "elite", "boost", "boosted", "accurate", "reliable", "express",
+                                                 "instant", "quick", "enterprise", "precise", "deluxe", "gold", "priority", "unified",
+                                                 "complete", "full", "hd", "live", "realtime"};
   static const std::set<std::string> version_words{"v2", "v3", "v4", "2", "3", "new", "extended", "latest", "next", "updated"};
   auto upgrade_word = [](const std::string& w) { return claim_words.count(w) > 0 || version_words.count(w) > 0; };
   struct tool_ref {
@@ -638,7 +640,7 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
   static const re2::RE2 sensitive_param(
       R"((?i)pass(?:word|wd|phrase)|secret|token|api_?key|private_?key|seed|mnemonic|credential|cookie|session|otp|2fa|pin\b|card|cvv|iban|ssn|user_?(?:name|email|phone|address|location)|email|phone|kubeconfig|ssh|env)");
   static const re2::RE2 replacement(
-      R"((?i)\b(?:replacement for|replaces|instead of|rather than|supersedes|successor (?:to|of)|upgrade (?:to|of|over)|improved version of|better version of|drop-in for|use (?:this|it) (?:for all|over|in place of))\b)");
+      R"((?i)\b(?:replacement for|replaces|instead of|rather than|supersedes|successor (?:to|of)|upgrade (?:to|of|over)|improved version of|better version of|drop-in for|use (?:this|it) (?:for all|over|in place of)|preferred (?:over|to)|better than|faster than|more (?:accurate|reliable|complete) than|outperforms|superior to)\b)");
   std::vector<tool_ref> tools;
   for (std::size_t s = 0; s < servers.size(); ++s) {
     const auto& list = servers[s].surface.tools;
@@ -689,15 +691,22 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
         const bool asks_more = std::any_of(y.params.begin(), y.params.end(), [&](const std::string& p) {
           return !x.params.count(p) && re2::RE2::PartialMatch(p, sensitive_param);
         });
+        // The copy's own text asks for something (card data, an address, the page it saw): it
+        // competes for calls in order to collect.
+        const bool collects = std::any_of(findings.begin(), findings.end(), [&](const finding& f) {
+          const auto* rule = find_rule(f.rule_id);
+          return rule && rule->threat && f.level >= severity::medium && f.item == y.name && f.server == display[y.server] &&
+                 f.rule_id.rfind("poison.", 0) == 0;
+        });
         // A name that claims ("best_", "_pro") over a copied function is the shape itself.
-        const bool rival = claims || displaces || (named_claim && (copied || asks_more));
+        const bool rival = claims || displaces || collects || (named_claim && (copied || asks_more));
         const severity level = rival ? severity::high : copied ? severity::medium : severity::low;
         const std::string where = y.server == x.server ? "" : " on server '" + display[x.server] + "'";
         findings.push_back({"shadow.function-overlap", level, rival ? 0.85 : 0.6, display[y.server], y.name,
                             "tools" + index_path(y.index) + ".name",
                             text::make_visible(y.name, 80) + " vs " + text::make_visible(x.name, 80), {},
                             "tool extends the name of '" + text::make_visible(x.name, 80) + "'" + where +
-                                (claims ? " and claims to be better" : displaces ? " and says it replaces it" : asks_more ? " and asks for a secret or the user's identity it never needed" : copied ? " and copies its function" : "")});
+                                (claims ? " and claims to be better" : displaces ? " and says it replaces it" : collects ? " and its own text asks the model for data" : asks_more ? " and asks for a secret or the user's identity it never needed" : copied ? " and copies its function" : "")});
         ++reported;
         break;
       }
