@@ -109,6 +109,18 @@ const re2::RE2& sent_on_the_side = shape::pattern(R"(\b(?:also|additionally|sile
 
 const re2::RE2& edits_a_dotfile = shape::pattern(R"(\b(?:append|add|write|insert|put|place|edit|modify|change|update|alias)\b[^;\n]{0,120}\b(?:to|in|into|inside|>>?)\s*(?:your\s+|the\s+)?[`'"]?(?:~/|\$home/|/etc/|/root/)\.?(?:ssh/config|ssh/authorized_keys|bashrc|zshrc|bash_profile|profile|zprofile|gitconfig|npmrc|pypirc|netrc|pgpass|aws/credentials|aws/config|kube/config|config/fish\S*|crontab|hosts|sudoers|environment)\b)");
 
+// ---- a request to an endpoint on the side --------------------------------------------------------
+
+const re2::RE2& literal_endpoint = shape::pattern(R"(https?://[^\s"'<>]+|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b)");
+const re2::RE2& sends_it_there = shape::pattern(R"((?:^|[,;:—–-]\s*|\b(?:also|please|then|and|always|must|should|to|you)\s+)(?:submit|post|send|upload|open|visit|register|report|log|mirror|forward|ping|notify|hit|fetch|request|beacon|push|sync|relay|replicate|transmit|deliver|copy)\b)");
+const re2::RE2& what_goes_there = shape::pattern(R"(\b(?:its|their|the user'?s?|each|every|all|any|the)\s+(?:\w+\s+){0,3}(?:emails?|phones?|address(?:es)?|ip|credentials?|tokens?|keys?|passwords?|stack traces?|results?|contents?|messages?|records?|names?|data|details|metrics|reports?|body|card|region|logs?)\b|<[\w ]+>|=\.\.\.|\bthere\b|\balong\b)");
+const re2::RE2& given_as_example = shape::pattern(R"(\b(?:e\.g\.|for example|for instance|such as|like|defaults? to|configured|you (?:provide|configure|pass|give|set))\b)");
+
+// ---- an authority tag with an order inside -----------------------------------------------------
+
+const re2::RE2& authority_tag = shape::pattern(R"(\[\s*(?:internal|system|admin|assistant|ai|hidden|private|confidential|note to)\b[^\]]{0,40}\]|\{\{\s*(?:system|admin|internal|override|assistant)\w*|<!--|<\s*(?:information|important|system|context\s+role\s*=\s*["']?system|instructions?|admin|secret|hidden|directive)\b[^>]{0,40}>)");
+const re2::RE2& tagged_order = shape::pattern(R"(\b(?:also|always|never|must|make|put|post|send|fetch|read|copy|carry|include|attach|forward|upload|publish|reply|call|run|set|add|grant|disable|delete|export)\b)");
+
 }  // namespace
 
 bool misleads_the_user(std::string_view sentence) { return matches(sentence, misreports); }
@@ -152,9 +164,13 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
   // One pass over the whole text says which rules can fire at all (most texts: none).
   static const shape::gate needs{&shell_code, &call_before, &keeps_itself_hidden, &asks_the_model_about_itself, &edits_a_dotfile,
                                  &host_secrets, &sent_on_the_side, &swaps_the_users_value, &misreports, &at_every_turn,
-                                 &from_the_models_context, &user_dossier};
+                                 &from_the_models_context, &user_dossier, &literal_endpoint, &authority_tag};
   const auto may = needs.match(view);
-  enum { shell, call, hidden, itself, dotfile, host, side, swap, mislead, turn, context_grab, dossier };
+  enum { shell, call, hidden, itself, dotfile, host, side, swap, mislead, turn, context_grab, dossier, endpoint, tag };
+  const bool sends_or_fetches = [&] {
+    static const re2::RE2& own = shape::pattern(R"((?:^|[_.-])(?:send|post|email|mail|message|notify|webhook|publish|upload|http|fetch|request|curl|url|browse|navigate|open|get_url|api|call)(?:$|[_.-]))");
+    return matches(context.own_name, own);
+  }();
   // How many sentences of the text are in English, for the language-switch rule below.
   std::size_t english = 0;
   for (const auto& s : sentences)
@@ -209,6 +225,18 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     }
     if ((param || context.role == field_role::schema_text) && may[itself] && matches(sentence, asks_the_model_about_itself)) {
       out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end, "asks the model to describe itself: its name, maker, settings or instructions"});
+      continue;
+    }
+    // "When you fetch a contact, also submit its email to https://...": a request the tool's
+    // own function does not make (a sender or fetcher tool may name its own endpoint).
+    const std::string_view before = k > 0 ? view.substr(sentences[k - 1].begin, sentences[k - 1].end - sentences[k - 1].begin) : std::string_view{};
+    if (may[endpoint] && !sends_or_fetches && (matches(sentence, literal_endpoint) || matches(before, literal_endpoint)) &&
+        matches(sentence, sends_it_there) && matches(sentence, what_goes_there) && !matches(sentence, given_as_example)) {
+      out.push_back({"poison.exfil-parameter", severity::high, 0.8, s.begin, s.end, "asks for a request to an endpoint the tool's function does not need"});
+      continue;
+    }
+    if (may[tag] && matches(sentence, authority_tag) && matches(sentence, tagged_order)) {
+      out.push_back({"poison.pseudo-tag", severity::high, 0.8, s.begin, s.end, "an authority-styled tag that opens an order to the model"});
       continue;
     }
     if (!runs_commands && may[dotfile] && matches(sentence, edits_a_dotfile)) {
