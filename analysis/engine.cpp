@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include "analysis/catalogue.hpp"
 #include "analysis/hidden.hpp"
@@ -161,7 +162,7 @@ class surface_walker {
     for (auto& h : hidden.hits)
       add(h.rule_id, h.level, h.confidence, std::string(item), location, text::excerpt(raw, h.begin, h.end), h.message,
           h.decoded.substr(0, 400));
-    field_context context{role, item, &siblings_, &foreign_, 0, &name_index_};
+    field_context context{role, item, &siblings_, &foreign_, 0, &name_index_, &own_params_};
     if (intent::current_observer()) intent::set_observed_location(location);
     auto result = inspect_injection(raw, context);
     // An order in a text that also hides part of itself from a reader (invisible characters,
@@ -341,9 +342,11 @@ class surface_walker {
       }
       const std::string* name_ptr = string_member(entry, "name");
       std::string name = name_ptr ? *name_ptr : std::string();
+      own_params_.clear();
       if (kind == item_kind::tool) {
         ++stats_.tools;
         owning_tool_ = &entry;
+        collect_property_names(entry, 0);
       } else if (kind == item_kind::prompt) {
         ++stats_.prompts;
       } else if (kind == item_kind::resource) {
@@ -391,6 +394,26 @@ class surface_walker {
         add("hygiene.missing-description", severity::low, 0.9, name, path, {}, "prompt has no description");
     }
     owning_tool_ = nullptr;
+    own_params_.clear();
+  }
+
+  // Every property name in an item's schemas, lower-cased: a text that names one of them speaks
+  // of its own arguments ("the HTTP method to call voice_url with"), not of another tool.
+  void collect_property_names(const json& node, int depth) {
+    if (depth > max_schema_depth || own_params_.size() > 4096) return;
+    if (node.is_object()) {
+      for (auto it = node.begin(); it != node.end(); ++it) {
+        if (it.key() == "properties" && it->is_object())
+          for (auto p = it->begin(); p != it->end(); ++p) own_params_.insert(squashed_name(p.key()));
+        // Enum values name the tool's own operations ("for analyze_usage operation").
+        if (it.key() == "enum" && it->is_array())
+          for (const auto& v : *it)
+            if (v.is_string() && v.get_ref<const std::string&>().size() < 80) own_params_.insert(squashed_name(v.get_ref<const std::string&>()));
+        collect_property_names(*it, depth + 1);
+      }
+    } else if (node.is_array()) {
+      for (const auto& x : node) collect_property_names(x, depth + 1);
+    }
   }
 
   void walk_prompt_arguments(const json& arguments, const std::string& path, std::string_view item) {
@@ -494,6 +517,7 @@ class surface_walker {
   std::vector<finding>& findings_;
   report_stats& stats_;
   const json* owning_tool_ = nullptr;
+  std::unordered_set<std::string> own_params_;  // of the tool being walked, as squashed_name()
 
  public:
   std::vector<std::pair<std::string, role_inference>> roles;  // per tool, in order

@@ -849,6 +849,14 @@ using text::lower_ascii;
 
 }  // namespace
 
+std::string squashed_name(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (char c : name)
+    if (c != '_' && c != '-' && c != '.') out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return out;
+}
+
 tool_name_index::tool_name_index(const std::vector<std::string>* sibling_tools, const std::vector<std::string>* foreign_tools) {
   if (sibling_tools)
     for (const auto& raw : *sibling_tools) {

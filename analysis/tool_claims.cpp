@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <set>
+#include <unordered_set>
 
 #include "analysis/pretexts.hpp"
 #include "analysis/shape_match.hpp"
@@ -59,9 +60,10 @@ struct reference {
   bool foreign = false;  // named by another server on this surface
 };
 
-whose owner_of(const std::string& name, const std::string& own, const tool_name_index& names, bool in_result, bool& foreign) {
+whose owner_of(const std::string& name, const std::string& own, const tool_name_index& names, bool in_result, bool& foreign,
+               const std::unordered_set<std::string>* own_params) {
   foreign = false;
-  if (name == own) return whose::own;
+  if (name == own || (own_params && own_params->count(squashed_name(name)))) return whose::own;
   if (names.siblings.count(name) || names.sibling_tails.count(name)) return whose::sibling;
   if (names.foreign.count(name)) {
     foreign = true;
@@ -79,7 +81,7 @@ whose owner_of(const std::string& name, const std::string& own, const tool_name_
 // `strict`: the frame alone does not make a tool of a hyphenated word ("read-only tool",
 // "k-anonymity"): an unknown name there needs an underscore.
 void collect(re2::StringPiece text, const re2::RE2& pattern, const std::string& own, const tool_name_index& names, bool in_result,
-             bool strict, std::vector<reference>& out) {
+             bool strict, std::vector<reference>& out, const std::unordered_set<std::string>* own_params) {
   std::string name, server;
   const bool names_server = pattern.NumberOfCapturingGroups() == 2;
   while (out.size() < 16 && (names_server ? re2::RE2::FindAndConsume(&text, pattern, &name, &server)
@@ -92,7 +94,7 @@ void collect(re2::StringPiece text, const re2::RE2& pattern, const std::string& 
     if (std::none_of(name.begin(), name.end(), [](char c) { return c >= 'a' && c <= 'z'; })) continue;
     name = text::lower_ascii(name);
     bool foreign = false;
-    const auto owner = owner_of(name, own, names, in_result, foreign);
+    const auto owner = owner_of(name, own, names, in_result, foreign, own_params);
     if (owner == whose::own) continue;
     if (owner == whose::other && !foreign && strict && name.find('_') == std::string::npos) continue;
     out.push_back({name, owner, foreign});
@@ -100,11 +102,12 @@ void collect(re2::StringPiece text, const re2::RE2& pattern, const std::string& 
 }
 
 // Tools the sentence names: by a known name anywhere, or an unknown one in a tool-naming frame.
-std::vector<reference> references(std::string_view sentence, const std::string& own, const tool_name_index& names, bool in_result) {
+std::vector<reference> references(std::string_view sentence, const std::string& own, const tool_name_index& names, bool in_result,
+                                  const std::unordered_set<std::string>* own_params) {
   std::vector<reference> out;
   const re2::StringPiece text(sentence.data(), sentence.size());
   const auto& patterns = reference_patterns();
-  for (std::size_t i = 0; i < patterns.size(); ++i) collect(text, *patterns[i], own, names, in_result, /*strict=*/i < 2, out);
+  for (std::size_t i = 0; i < patterns.size(); ++i) collect(text, *patterns[i], own, names, in_result, /*strict=*/i < 2, out, own_params);
   // Known names of other servers count wherever they stand.
   static const re2::RE2& token = shape::pattern(R"(([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+))");
   if (!names.foreign.empty()) {
@@ -112,7 +115,8 @@ std::vector<reference> references(std::string_view sentence, const std::string& 
     std::string name;
     while (out.size() < 16 && re2::RE2::FindAndConsume(&input, token, &name)) {
       name = text::lower_ascii(name);
-      if (name != own && names.foreign.count(name) && !names.siblings.count(name)) out.push_back({name, whose::other, true});
+      if (name != own && names.foreign.count(name) && !names.siblings.count(name) && !(own_params && own_params->count(squashed_name(name))))
+        out.push_back({name, whose::other, true});
     }
   }
   return out;
@@ -262,12 +266,12 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
   for (const auto& s : sentences) {
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
     if (sentence.find_first_of("_-") == std::string_view::npos) continue;  // no joined name, no tool named
-    auto refs = references(sentence, own, names, in_result);
+    auto refs = references(sentence, own, names, in_result, context.own_params);
     // A tool that retires itself and sends the model to a tool outside its server.
     // ("The parameter overwrite is deprecated; use if_none_match" retires an argument, not a tool.)
     static const re2::RE2& retires_an_argument = shape::pattern(R"(\b(?:parameter|argument|field|option|flag|property|setting|attribute|key)s?\b)");
     if (text_retires && !matches(sentence, retires_an_argument))
-      collect(re2::StringPiece(sentence.data(), sentence.size()), successor_pattern, own, names, in_result, true, refs);
+      collect(re2::StringPiece(sentence.data(), sentence.size()), successor_pattern, own, names, in_result, true, refs, context.own_params);
     const auto other = std::find_if(refs.begin(), refs.end(), [](const reference& r) { return r.owner == whose::other; });
     const auto sibling = std::find_if(refs.begin(), refs.end(), [](const reference& r) { return r.owner == whose::sibling; });
     const bool change = matches(sentence, announces_change);
@@ -281,6 +285,10 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
         // model elsewhere is judged here (orders with pretexts are the sentence model's).
         if (!(retired_here && (orders || change))) continue;
       } else if (!(change || orders || retired_here)) {
+        continue;
+      } else if (!other->foreign && !retired_here && !matches(sentence, fixes_value)) {
+        // A tool no server here has is as often an alias the server's own docs use ("call the
+        // FETCH_RELEASES tool first") as an attacker's: only an order that fixes a value for it counts.
         continue;
       }
       const std::string_view rule = other->foreign ? "shadow.cross-server-instruction" : "poison.cross-tool-instruction";
