@@ -838,6 +838,10 @@ trust_score score_findings(const std::vector<finding>& findings) {
   }
   int score = static_cast<int>(std::lround(std::max(0.0, 100.0 - penalty)));
   score = std::min(score, cap);
+  // Medium and low findings are reported, not verdicts: on their own, however many, they cannot
+  // flag a server (grade C or worse needs a high or critical finding; docs/scoring.md).
+  const bool any_high = std::any_of(threats.begin(), threats.end(), [](const finding* f) { return f->level >= severity::high; });
+  if (!any_high) score = std::max(score, 80);
   return {score, grade_for(score)};
 }
 

@@ -1562,6 +1562,11 @@ class evaluator {
       return stacked || structural.count(rule) || (sequencing_with_demand && rule == "poison.forced-sequencing");
     };
     for (auto& h : legacy) {
+      // A phrase rule with nothing outside the tool's function in any sentence is a report.
+      if (!corroborated_ && h.level >= severity::high) {
+        h.level = severity::medium;
+        h.confidence = std::min(h.confidence, 0.6);
+      }
       if (!keeps_level(h.rule_id) && max_probability_ < cut.report && h.level < severity::critical) {
         h.level = std::min(h.level, severity::medium);
         h.confidence = std::min(h.confidence, 0.6);
@@ -1733,7 +1738,7 @@ class evaluator {
       const auto& s = sentences[hit.k];
       const bool known = std::any_of(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == rule; });
       if (known) continue;  // a structural rule already named it
-      const bool weak = hit.routing || hit.p < cut.flag;
+      const bool weak = hit.routing || hit.p < cut.flag || !corroborated(s.on, view.substr(s.begin, s.end - s.begin));
       const bool lead = weak && !weak_reported && hit.p == strongest_weak;
       if (lead) weak_reported = true;
       const severity level = weak ? (lead ? severity::medium : severity::low)
@@ -1746,7 +1751,45 @@ class evaluator {
                               std::string(intent::describe_rule(rule)) + " (p " + format_probability(hit.p) + ": " + because + ")"});
     }
     self_promotion(sentences);
+    for (const auto& s : sentences) corroborated_ = corroborated_ || corroborated(s.on, view.substr(s.begin, s.end - s.begin));
     judged_ = std::move(sentences);
+  }
+
+  // What lets a sentence of the model's be a verdict rather than a report: something outside the
+  // tool's function that the sentence names or does (an address, a secret, the conversation asked
+  // for, the model's identity, a command, a file, another tool, concealment, an override, a forged
+  // speaker, a swapped value). Word-level cues alone ("for safety", "maintenance", "available to
+  // you", "instead of") are what honest documentation shares with attacks: they are reported as
+  // medium (measured on the real-server set, docs/detection.md).
+  static bool corroborated(const intent::feature_set& on, std::string_view text) {
+    using intent::feature, intent::index;
+    auto any = [&](std::initializer_list<std::size_t> ids) {
+      return std::any_of(ids.begin(), ids.end(), [&](std::size_t i) { return on.test(i); });
+    };
+    if (any({index(feature::url), index(feature::email_addr), index(feature::ip_addr), index(feature::dotfile), index(feature::cmd_syntax),
+             index(feature::export_var), index(signal::sensitive_path), index(signal::read_secret), index(signal::user_secret),
+             index(signal::phished_secret), index(signal::model_self), index(feature::model_identity), index(feature::user_identity),
+             index(feature::location_grab), index(feature::names_foreign), index(feature::names_unknown_tool), index(signal::deceive),
+             index(feature::omit_from_answer), index(signal::override_), index(feature::text_obfuscated), index(signal::conceal),
+             index(signal::role_token), index(signal::impersonation), index(feature::speaks_as_user), index(signal::claimed_consent),
+             index(signal::tag_strong), index(signal::shell_danger), index(signal::url_data), index(signal::move_out), index(signal::redirect),
+             index(signal::hijack_strong), index(feature::suppress_other), index(feature::superiority), index(feature::popularity),
+             index(feature::ai_optimised), index(feature::retired), index(feature::non_english_grab), index(signal::secret_noun)}))
+      return true;
+    // Keeping something quiet counts when something is sent, moved or swapped with it ("silently
+    // truncated", "runs in the background" are how tools work).
+    if (any({index(feature::hide_word), index(feature::non_english_conceal)}) &&
+        any({index(feature::act_send), index(signal::move_out), index(signal::move_param), index(signal::redirect_weak),
+             index(feature::defaults_change), index(signal::also_sink), index(feature::act_open_url)}))
+      return true;
+    // The conversation, or what the caller holds, only when the sentence asks for it to be passed.
+    if (!any({index(feature::summary_of_convo), index(feature::caller_probe), index(signal::history_weak), index(feature::all_data),
+              index(signal::convo_self), index(signal::context_data), index(signal::self_context)}))
+      return false;
+    static const re2::RE2 hand_over(R"(\b(?:include|provide|paste|send|attach|summari[sz]e|pass|fill|put|give|share|copy|add|enter|write|submit|forward|upload|post|list|describe|report)\b)", bank_options());
+    static const re2::RE2 refused(R"(\b(?:do not|don'?t|never|not|avoid|must not|should not)\s+(?:\w+\s+){0,2}(?:include|provide|paste|send|attach|pass|put|give|share|copy|add|enter|write|submit|forward|upload|post|store|log)\b)", bank_options());
+    const re2::StringPiece piece(text.data(), text.size());
+    return re2::RE2::PartialMatch(piece, hand_over) && !re2::RE2::PartialMatch(piece, refused);
   }
 
   // Claims of being the best, the most trusted or the choice of AI, aimed at the model's choice of
@@ -1999,6 +2042,7 @@ class evaluator {
   injection_result result_;
   bool obfuscated_ = false;
   double max_probability_ = 0;
+  bool corroborated_ = false;  // some sentence names or does something outside the tool's function
   std::vector<intent::sentence> located_;  // judge_sentences' sentences with their signals
   std::vector<intent::sentence> judged_;   // the same with every feature the sentence model read
   mutable std::optional<tool_name_index> local_names_;  // the sentence model's highest probability over the text
