@@ -1303,6 +1303,12 @@ class evaluator {
     return false;
   }
 
+  // The text fixes a concrete value: a quoted literal, an address, an account or a long number.
+  bool names_a_value() const {
+    static const re2::RE2 value(R"(['"`][^'"`\s][^'"`]{0,60}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b0x[0-9a-f]{6,}|\b\d[\d-]{4,}\b|\b[a-z]+_[a-z0-9]{6,}\b|(?-i:\b[A-Z][a-z]{2,}\b)\s+instead\b)", bank_options());
+    return re2::RE2::PartialMatch(re2::StringPiece(norm_.view().data(), norm_.view().size()), value);
+  }
+
   // Sensitive mentions negated in the same sentence ("paths under ~/.ssh are rejected") do not count.
   bool sensitive_is_refused() const {
     if (!has(signal::refuse)) return false;
@@ -1420,7 +1426,7 @@ class evaluator {
     if (has(redirect)) {
       bool firm = any_conceal || orders || has(seq_global) || authority_voice || has(redirect_weak);
       add("poison.redirection", firm ? high : medium, firm ? 0.85 : 0.6, {redirect}, "substitutes a value the user chose");
-    } else if (has(redirect_weak) && any_conceal && (orders || authority_voice)) {
+    } else if (has(redirect_weak) && any_conceal && (orders || authority_voice) && names_a_value()) {
       add("poison.redirection", high, 0.75, {redirect_weak}, "quietly swaps a recipient, account or target");
     }
     // Ordering is forced sequencing when the required step carries data (a secret named in the
@@ -1738,7 +1744,10 @@ class evaluator {
       const auto& s = sentences[hit.k];
       const bool known = std::any_of(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == rule; });
       if (known) continue;  // a structural rule already named it
-      const bool weak = hit.routing || hit.p < cut.flag || !corroborated(s.on, view.substr(s.begin, s.end - s.begin));
+      // A property name alone is judged by its shape (engine: side-channel names; pretexts: names
+      // that are orders), not by the sentence model: "model_id", "agent_name" are ordinary fields.
+      const bool weak = hit.routing || hit.p < cut.flag || context_.role == field_role::name ||
+                        !corroborated(s.on, view.substr(s.begin, s.end - s.begin));
       const bool lead = weak && !weak_reported && hit.p == strongest_weak;
       if (lead) weak_reported = true;
       const severity level = weak ? (lead ? severity::medium : severity::low)
