@@ -1760,7 +1760,12 @@ class evaluator {
                               std::string(intent::describe_rule(rule)) + " (p " + format_probability(hit.p) + ": " + because + ")"});
     }
     self_promotion(sentences);
-    for (const auto& s : sentences) corroborated_ = corroborated_ || corroborated(s.on, view.substr(s.begin, s.end - s.begin));
+    intent::feature_set field;  // what the field's sentences hold together: the order in one, the secrecy in the next
+    for (const auto& s : sentences) {
+      corroborated_ = corroborated_ || corroborated(s.on, view.substr(s.begin, s.end - s.begin));
+      field |= s.on;
+    }
+    corroborated_ = corroborated_ || hides_an_action(field);
     judged_ = std::move(sentences);
   }
 
@@ -1770,6 +1775,20 @@ class evaluator {
   // speaker, a swapped value). Word-level cues alone ("for safety", "maintenance", "available to
   // you", "instead of") are what honest documentation shares with attacks: they are reported as
   // medium (measured on the real-server set, docs/detection.md).
+  // Keeping something quiet counts when something is sent, moved, swapped or run with it
+  // ("silently truncated", "runs in the background" are how tools work).
+  static bool hides_an_action(const intent::feature_set& on) {
+    using intent::feature, intent::index;
+    auto any = [&](std::initializer_list<std::size_t> ids) {
+      return std::any_of(ids.begin(), ids.end(), [&](std::size_t i) { return on.test(i); });
+    };
+    return any({index(signal::conceal), index(feature::hide_word), index(feature::non_english_conceal)}) &&
+           any({index(feature::act_send), index(signal::move_out), index(signal::move_param), index(signal::redirect_weak),
+                index(signal::redirect), index(feature::defaults_change), index(signal::also_sink), index(feature::act_open_url),
+                index(signal::seq_global), index(feature::call_first), index(feature::act_call), index(feature::act_exec),
+                index(feature::cmd_syntax)});
+  }
+
   static bool corroborated(const intent::feature_set& on, std::string_view text) {
     using intent::feature, intent::index;
     auto any = [&](std::initializer_list<std::size_t> ids) {
@@ -1779,18 +1798,13 @@ class evaluator {
              index(feature::export_var), index(signal::sensitive_path), index(signal::read_secret), index(signal::user_secret),
              index(signal::phished_secret), index(signal::model_self), index(feature::model_identity), index(feature::user_identity),
              index(feature::location_grab), index(feature::names_foreign), index(feature::names_unknown_tool), index(signal::deceive),
-             index(feature::omit_from_answer), index(signal::override_), index(feature::text_obfuscated), index(signal::conceal),
+             index(feature::omit_from_answer), index(signal::override_), index(feature::text_obfuscated),
              index(signal::role_token), index(signal::impersonation), index(feature::speaks_as_user), index(signal::claimed_consent),
              index(signal::tag_strong), index(signal::shell_danger), index(signal::url_data), index(signal::move_out), index(signal::redirect),
              index(signal::hijack_strong), index(feature::suppress_other), index(feature::superiority), index(feature::popularity),
              index(feature::ai_optimised), index(feature::retired), index(feature::non_english_grab), index(signal::secret_noun)}))
       return true;
-    // Keeping something quiet counts when something is sent, moved or swapped with it ("silently
-    // truncated", "runs in the background" are how tools work).
-    if (any({index(feature::hide_word), index(feature::non_english_conceal)}) &&
-        any({index(feature::act_send), index(signal::move_out), index(signal::move_param), index(signal::redirect_weak),
-             index(feature::defaults_change), index(signal::also_sink), index(feature::act_open_url)}))
-      return true;
+    if (hides_an_action(on)) return true;
     // The conversation, or what the caller holds, only when the sentence asks for it to be passed.
     if (!any({index(feature::summary_of_convo), index(feature::caller_probe), index(signal::history_weak), index(feature::all_data),
               index(signal::convo_self), index(signal::context_data), index(signal::self_context)}))
