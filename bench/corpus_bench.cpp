@@ -3,13 +3,14 @@
 // features for scripts/fit_intent.py, and the speed of surface analysis and result scanning.
 //
 //   corpus_bench [--set NAME=DIR[,DIR...]]... [--servers NAME=DIR]... [--gate NAME:P:R]...
-//                [--server-gate NAME:MAX_TOOL_SHARE] [--show-errors NAME] [--dump-features FILE]
+//                [--server-gate NAME:MAX_TOOL_SHARE[:MAX_FLAGGED_SERVERS]] [--show-errors NAME] [--dump-features FILE]
 //                [--no-speed] [--only-speed] [--only-scan ascii|accented|adversarial [--threads N]]
 //
 // Without --set it measures tests/corpus. Exit status: 0 when every gate passes, 1 when one fails,
 // 2 on usage or input errors. --show-errors prints a set's misclassified cases: never ask it of a
 // sealed or red-team set while tuning rules.
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -44,7 +45,8 @@ struct case_set {
 
 struct gate {
   std::string set;
-  double precision = 0, recall = 0;  // cases; for a server set: precision = max share of tools with a high finding
+  double precision = 0, recall = 0;  // cases; for a server set: recall = max share of tools with a high finding
+  std::size_t max_flagged_servers = 0;  // server sets: how many may be graded C or worse
 };
 
 struct options {
@@ -363,9 +365,10 @@ int run_quality(const options& opt) {
     const bool servers = std::any_of(opt.sets.begin(), opt.sets.end(), [&](const case_set& c) { return c.name == g.set && c.servers; });
     bool ok;
     if (servers) {
-      ok = s.precision >= 1.0 - 1e-9 && s.flagged_tool_share <= g.recall + 1e-12;
-      std::printf("GATE %s: %s (no server graded C or worse: %s; tools with a high finding %.2f%% <= %.2f%%)\n", g.set.c_str(),
-                  ok ? "pass" : "FAIL", s.precision >= 1.0 - 1e-9 ? "yes" : "no", 100 * s.flagged_tool_share, 100 * g.recall);
+      const auto flagged = static_cast<std::size_t>(std::lround((1.0 - s.precision) * double(s.cases)));
+      ok = flagged <= g.max_flagged_servers && s.flagged_tool_share <= g.recall + 1e-12;
+      std::printf("GATE %s: %s (servers graded C or worse %zu <= %zu; tools with a high finding %.2f%% <= %.2f%%)\n", g.set.c_str(),
+                  ok ? "pass" : "FAIL", flagged, g.max_flagged_servers, 100 * s.flagged_tool_share, 100 * g.recall);
     } else {
       ok = s.precision >= g.precision && s.recall >= g.recall;
       std::printf("GATE %s: %s (precision %.3f >= %.3f, recall %.3f >= %.3f)\n", g.set.c_str(), ok ? "pass" : "FAIL", s.precision,
@@ -539,7 +542,7 @@ int main(int argc, char** argv) {
   options opt;
   const std::string usage =
       "usage: corpus_bench [--set NAME=DIR[,DIR...]]... [--servers NAME=DIR]... [--gate NAME:PRECISION:RECALL]...\n"
-      "                    [--server-gate NAME:MAX_TOOL_SHARE] [--show-errors NAME] [--dump-features FILE]\n"
+      "                    [--server-gate NAME:MAX_TOOL_SHARE[:MAX_FLAGGED_SERVERS]] [--show-errors NAME] [--dump-features FILE]\n"
       "                    [--no-speed] [--only-speed] [--only-scan ascii|accented|adversarial [--threads N]] [--verbose]\n";
   auto split = [](std::string_view s, char sep) {
     std::vector<std::string> parts;
@@ -562,10 +565,13 @@ int main(int argc, char** argv) {
       opt.sets.push_back({v.substr(0, eq), split(std::string_view(v).substr(eq + 1), ','), a == "--servers"});
     } else if ((a == "--gate" || a == "--server-gate") && has_value) {
       auto parts = split(argv[++i], ':');
-      if ((a == "--gate" && parts.size() != 3) || (a == "--server-gate" && parts.size() != 2)) { std::cerr << usage; return 2; }
-      gate g{parts[0], 0, 0};
+      if ((a == "--gate" && parts.size() != 3) || (a == "--server-gate" && parts.size() != 2 && parts.size() != 3)) { std::cerr << usage; return 2; }
+      gate g{parts[0], 0, 0, 0};
       if (a == "--gate") { g.precision = std::atof(parts[1].c_str()); g.recall = std::atof(parts[2].c_str()); }
-      else g.recall = std::atof(parts[1].c_str());
+      else {
+        g.recall = std::atof(parts[1].c_str());
+        if (parts.size() == 3) g.max_flagged_servers = static_cast<std::size_t>(std::atol(parts[2].c_str()));
+      }
       opt.gates.push_back(g);
     } else if (a == "--show-errors" && has_value) opt.show_errors.insert(argv[++i]);
     else if (a == "--dump-features" && has_value) opt.dump_features = argv[++i];
