@@ -11,14 +11,16 @@
 # LANG): never the caller's tokens. Each one runs as
 #   timeout 40 build/app/mcp-warden scan --format json --timeout 20 \
 #       --save-surface CACHE/surfaces/<id>.json -o CACHE/reports/<id>.json -- node <entry> <args>
-# two at a time. A surface newer than servers.json is reused unless --refresh is given.
+# two at a time. A cached surface is reused while its servers.json entry is unchanged (CACHE/keys/
+# holds a digest of each entry), unless --refresh is given; npm ci runs only when a server must be
+# enumerated.
 # The servers' text lives only in the cache, outside git:
 #   CACHE=${WARDEN_REAL_SERVERS_CACHE:-$HOME/.cache/mcp-warden/real-servers}
 # CACHE/index.json lists per server: package, version, kind, tools, ok/failed and the reason.
 #
-# Exit status of enumerate: 0 when every server of servers.json was enumerated with at least its
-# min_tools tools and the totals reach the floor (150 servers, 3,000 tools); 1 otherwise, with the
-# list of what failed. The whole stage is bounded by WARDEN_REAL_SERVERS_MAX_SECONDS (default
+# Exit status of enumerate: 0 when the totals reach the floor (150 servers, 3,000 tools) and at most
+# WARDEN_REAL_SERVERS_MAX_FAILED servers (default 10: a server that times out on a loaded machine)
+# failed or listed fewer than their min_tools; 1 otherwise. Every failure is listed either way. The whole stage is bounded by WARDEN_REAL_SERVERS_MAX_SECONDS (default
 # 1800 s: npm ci included); servers not reached by then are reported as failed.
 set -euo pipefail
 
@@ -33,6 +35,12 @@ scan_timeout=20      # mcp-warden's own bound on live enumeration
 server_timeout=40    # hard bound on one server, mcp-warden included
 min_servers=150
 min_tools_total=3000
+max_failed=${WARDEN_REAL_SERVERS_MAX_FAILED:-10}
+
+# The digest of a server's servers.json entry: its cached surface is valid while this is unchanged.
+entry_key() {
+  jq -c --arg id "$1" '.servers[] | select(.id == $id)' "$servers_json" | sha256sum | cut -c1-64
+}
 
 usage() {
   sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
@@ -143,15 +151,17 @@ if (reason) st.reason = reason;
 process.stdout.write(JSON.stringify(st) + '\n');
 JS
   rm -rf "$tmp"
+  # The surface stands for this entry of servers.json until the entry changes.
+  if grep -q '"ok":true' "$status"; then entry_key "$id" >"$cache/keys/$id"; else rm -f "$cache/keys/$id"; fi
   printf '%-34s %s\n' "$id" "$(jq -r 'if .ok then "ok \(.tools) tools (\(.ms) ms)" else "FAILED \(.reason)" end' "$status")"
 }
 
 # CACHE/index.json from servers.json and the status files; prints the summary; exit 1 below the floor.
 write_index() {
-  node --input-type=module - "$servers_json" "$cache" "$min_servers" "$min_tools_total" <<'JS'
+  node --input-type=module - "$servers_json" "$cache" "$min_servers" "$min_tools_total" "$max_failed" <<'JS'
 import { readFileSync, existsSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-const [file, cache, minServers, minTools] = process.argv.slice(2);
+const [file, cache, minServers, minTools, maxFailed] = process.argv.slice(2);
 const list = JSON.parse(readFileSync(file, 'utf8')).servers;
 const index = { generated: new Date().toISOString(), servers: {} };
 const failed = [];
@@ -175,7 +185,11 @@ renameSync(join(cache, 'index.json.tmp'), join(cache, 'index.json'));
 console.log(`servers enumerated: ${ok} of ${list.length} (floor ${minServers}); tools: ${tools} (floor ${minTools})`);
 for (const [k, v] of Object.entries(kinds).sort()) console.log(`  ${k.padEnd(20)} ${String(v.servers).padStart(4)} servers ${String(v.tools).padStart(6)} tools`);
 let bad = false;
-if (failed.length) { bad = true; console.log(`FAILED (${failed.length}):`); for (const f of failed) console.log(`  ${f}`); }
+if (failed.length) {
+  if (failed.length > Number(maxFailed)) bad = true;
+  console.log(`${failed.length > Number(maxFailed) ? 'FAILED' : 'failed (within the allowance of ' + maxFailed + ')'} (${failed.length}):`);
+  for (const f of failed) console.log(`  ${f}`);
+}
 if (ok < Number(minServers)) { bad = true; console.log(`FAILED: only ${ok} servers enumerated, the floor is ${minServers}`); }
 if (tools < Number(minTools)) { bad = true; console.log(`FAILED: only ${tools} tools enumerated, the floor is ${minTools}`); }
 console.log(`index: ${join(cache, 'index.json')}`);
@@ -232,20 +246,20 @@ enumerate() {
   start=$(date +%s)
   deadline=$((start + max_seconds))
   echo "real servers: stage capped at ${max_seconds}s (WARDEN_REAL_SERVERS_MAX_SECONDS), ${jobs} at a time, cache $cache"
-  ensure_installed "$max_seconds"
-  mkdir -p "$cache/surfaces" "$cache/reports" "$cache/status" "$cache/logs"
+  mkdir -p "$cache/surfaces" "$cache/reports" "$cache/status" "$cache/logs" "$cache/keys"
   local -a todo=()
   local id
   while IFS= read -r id; do
-    if ((refresh == 0)) && [[ -s "$cache/surfaces/$id.json" && "$cache/surfaces/$id.json" -nt "$servers_json" \
-      && -s "$cache/status/$id.json" ]] && grep -q '"ok":true' "$cache/status/$id.json"; then
+    if ((refresh == 0)) && [[ -s "$cache/surfaces/$id.json" && -s "$cache/status/$id.json" && -s "$cache/keys/$id" ]] \
+      && grep -q '"ok":true' "$cache/status/$id.json" && [[ "$(cat "$cache/keys/$id")" == "$(entry_key "$id")" ]]; then
       continue
     fi
     todo+=("$id")
   done < <(jq -r '.servers[].id' "$servers_json")
   echo "${#todo[@]} servers to enumerate ($(jq '.servers | length' "$servers_json") in servers.json, the rest cached)"
   if ((${#todo[@]} > 0)); then
-    export -f run_one server_spec
+    ensure_installed "$((deadline - $(date +%s) > 60 ? deadline - $(date +%s) : 60))"
+    export -f run_one server_spec entry_key
     export cache warden scan_timeout server_timeout servers_json rs_dir
     # shellcheck disable=SC2016 # $1 and $2 are expanded by the inner bash
     printf '%s\0' "${todo[@]}" \
