@@ -397,7 +397,7 @@ class surface_walker {
     own_params_.clear();
   }
 
-  // Every property name in an item's schemas, lower-cased: a text that names one of them speaks
+  // Every property name and enum value in an item's schemas (squashed_name): a text that names one speaks
   // of its own arguments ("the HTTP method to call voice_url with"), not of another tool.
   void collect_property_names(const json& node, int depth) {
     if (depth > max_schema_depth || own_params_.size() > 4096) return;
