@@ -35,10 +35,22 @@ struct scripted_client {
   bool surface_complete = false;
   asio::steady_timer* wakeup = nullptr;
 
+  // Reads what the server sends after the handshake, and answers its requests as a client that
+  // declared no capabilities would: some servers ask for roots first and hold tools/list until
+  // they are answered. roots/list gets an empty list, ping an empty result, anything else
+  // "method not found".
   asio::awaitable<void> drain() {
     for (;;) {
       auto in = co_await from_session->async_read_message();
       if (in.ec) co_return;
+      auto parsed = parse_message(in.message.bytes, parse_limits{});
+      if (!parsed.ok || parsed.value.kind != message_kind::request) continue;
+      const std::string& method = parsed.value.method;
+      json reply = {{"jsonrpc", "2.0"}, {"id", parsed.value.id}};
+      if (method == "roots/list") reply["result"] = {{"roots", json::array()}};
+      else if (method == "ping") reply["result"] = json::object();
+      else reply["error"] = {{"code", -32601}, {"message", "mcp-warden scan does not offer " + method}};
+      co_await to_session->async_write_message(reply.dump());
     }
   }
 

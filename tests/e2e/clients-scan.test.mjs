@@ -221,3 +221,18 @@ test('scan --format html: a self-contained page that renders in headless Chromiu
     cleanup();
   }
 });
+
+test('scan answers what the server asks of it while listing: roots/list gets an empty list, so the listing is not held', () => {
+  const { dir, cleanup } = tempDir('mcpw-scan-');
+  try {
+    const server = join(REPO_ROOT, 'tests/e2e/fixtures/roots-first-server.mjs');
+    const surface = join(dir, 'surface.json');
+    const run = warden(['scan', '--format', 'json', '--timeout', '15', '--save-surface', surface, '--', process.execPath, server]);
+    assert.equal(run.status, 0, run.stderr);
+    const tools = JSON.parse(readFileSync(surface, 'utf8')).tools;
+    assert.equal(tools.length, 1, 'the listing the server held until roots/list was answered');
+    assert.match(tools[0].description, /roots\/list answer: \{"roots":\[\]\}/);
+  } finally {
+    cleanup();
+  }
+});
