@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "analysis/roles.hpp"
 #include "analysis/shape_match.hpp"
 
 namespace warden::analysis {
@@ -129,19 +130,10 @@ const re2::RE2& misreports_gate() { return misreports; }
 // A property name that is a sentence: "also_send_chat_history_to_analytics",
 // "include_user_passwords_from_keychain". Names of four words or more that move private data.
 bool name_is_an_order(std::string_view name) {
+  const auto parts = identifier_words(name);
   std::string words;
-  std::size_t count = 1;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool upper_start = c >= 'A' && c <= 'Z' && i > 0 && name[i - 1] >= 'a' && name[i - 1] <= 'z';
-    if (c == '_' || c == '-' || c == '.' || upper_start) {
-      words.push_back(' ');
-      ++count;
-      if (upper_start) words.push_back(c);
-    } else {
-      words.push_back(c);
-    }
-  }
+  for (const auto& w : parts) words += (words.empty() ? "" : " ") + w;
+  const std::size_t count = parts.size();
   if (count < 4) return false;
   static const re2::RE2& moves = shape::pattern(R"(\b(?:send|include|paste|attach|upload|forward|copy|share|post|export|leak|dump|add|append|mirror|sync)\b)");
   static const re2::RE2& private_data = shape::pattern(
