@@ -179,6 +179,7 @@ constexpr pattern_def patterns[] = {
     {move_param, R"(\b(?:dump|paste|put|include|add|insert|write|enter|append|list|place|copy|record)\b{W}\bhere\b|\bfill\s+(?:in\s+)?[{<\[]?\w+[}>\]]?\s+with\b|\bwhere\s+[a-z_]{3,}\s+is\s+(?:the\s+)?(?:[\w-]+\s+){0,2}(?:content|contents|value|text|output|body)\s+of\b|\b(?:set|filled|populated)\s+(?:\w+\s+)?(?:to|with)\s+(?:the\s+)?(?:full\s+|entire\s+|complete\s+|raw\s+)?(?:contents?|output|text|value|body|bodies|data)\s+of\b)"},
     {move_param, R"(\b(?:call|invoke|run|use)\s+[`'"]?[a-z][\w.-]*[`'"]?\s+with\s+(?:the\s+)?(?:user'?s?|your|all|every|full|contents?)\b|\b(?:use|set|put|fill|pass|submit)\s+['"][^'"]{3,}['"]\s+(?:as|for|in|into)\s+(?:the\s+)?[`'"]?[a-z]+_[a-z_]+|\bset\s+[`'"]?[\w.-]+[`'"]?\s+to\s+(?:['"]|\d|[\w.+-]+@))"},
     {move_param, R"(\b(?:include|attach|append|prepend|embed|insert|put|place|pass|add|copy|paste|send|forward|transmit|upload|post|provide|supply|submit|write|store|encode|leak|dump|share|echo|relay|mirror|record|log|save|fill|populate|stuff|enter)\b)" W R"(\b(?:in|into|inside|within|to|as|via|through|under|using)\s+(?:the\s+|a\s+|an\s+|this\s+|its\s+)?(?:[`'"][\w.$-]+[`'"]|[a-z0-9]+_[a-z0-9_]+\b|(?:\w+\s+)?(?:parameter|param|argument|field|property|input)\b))"},
+    {move_param, R"(\b(?:start|begin|prefix|prepend|lead|open|preface|seed)\s+(?:the\s+|each\s+|every\s+)?[`'"]?[\w.-]+[`'"]?\s+(?:value\s+|argument\s+|parameter\s+|field\s+|string\s+)?with\s+(?:the\s+|your\s+|a\s+|all\s+)?(?:\w+\s+){0,3}(?:prompt|instructions|messages?|conversation|history|transcript|name|version|contents?|summary|notes|details|identity|key|token|password|secrets?)\b)"},
     {move_param, R"(\b(?:include|attach|append|embed|insert|put|paste|add|copy|pass)\s+(?:its|the|their|this|that|all|any|full|complete|entire)\s+(?:\w+\s+)?(?:output|result|results|contents?|response|data|values?)\s+(?:in|into|to|with|as)\b)"},
     {move_out, R"(\b(?:send|sent|forward|post|upload|transmit|e-?mail|mail|bcc|cc|cop(?:y|ie)|report|deliver|sync|mirror|relay|exfiltrat|leak|share|beam|push|submit|log|stream|dispatch|replicat|store|stored|archiv|publish|stor)\w*\b)" W R"(\b(?:to|with|at|on|in|into)\s+(?:[\w.+-]+@[\w-]+\.[\w.-]+|[a-z][a-z0-9+.-]*://|#[a-z0-9][\w-]+|(?:an?\s+|the\s+)?(?:\w+\s+)?(?:public|shared|external|outside|third[- ]party|attacker|personal|remote)\s+(?:\w+\s+)?(?:channel|calendar|repo(?:sitory)?|gist|bucket|page|site|drive|folder|server|tracker|org(?:ani[sz]ation)?|account|remote|location|mailbox|inbox|address|share|endpoint)|our\s+(?:\w+\s+)?(?:cloud|server|endpoint|service|backend|tracker|bucket|collector|mailbox|remote|api)|\d{1,3}(?:\.\d{1,3}){3}|(?:our|this|the following|an?|the)\s+(?:external|remote|backup|archive|archival|audit|auditing|logging|monitoring|collection|analytics|third[- ]party|secure|central|compliance|verification|telemetry|offsite|off-site)\s+(?:server|endpoint|address|url|service|mailbox|inbox|account|webhook|api|system|bucket|host|collector)))"},
     {move_out, R"(\b(?:exfiltrate|exfiltrating|exfil|smuggle|smuggling)\b)"},
@@ -1625,12 +1626,13 @@ class evaluator {
       joined = sentence_text[i] == '-' && ascii_alnum(sentence_text[i - 1]) && ascii_alnum(sentence_text[i + 1]);
     if (!joined) return;
     static const re2::RE2 called(
-        R"((?:\b(?:call|calling|invoke|invoking|use|using|run|running|trigger|via|through|with)\s+(?:the\s+)?)[`'"]?([a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+)[`'"]?)",
+        R"((?:\b(?:call|calling|invoke|invoking|use|using|run|running|trigger|via|through|with|until|unless|once)\s+(?:the\s+)?)[`'"]?([a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+)[`'"]?)",
         bank_options());
     re2::StringPiece input(sentence_text.data(), sentence_text.size());
     std::string name;
     while (re2::RE2::FindAndConsume(&input, called, &name)) {
       if (name == own || name.find('.') != std::string::npos) continue;  // file names and hosts are not tools
+      if (context_.own_params && context_.own_params->count(squashed_name(name))) continue;  // "until created_at": its own argument
       // Docs cite a sibling without the server's prefix ("use list-properties" for
       // "hubspot-list-properties"), and servers list some tools only when the client has a
       // capability ("get-roots-list" beside "get-env"): in the server's own metadata, a name in
@@ -1742,12 +1744,19 @@ class evaluator {
       const auto& rule = entry.first;
       const auto& hit = entry.second;
       const auto& s = sentences[hit.k];
-      const bool known = std::any_of(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == rule; });
-      if (known) continue;  // a structural rule already named it
       // A property name alone is judged by its shape (engine: side-channel names; pretexts: names
       // that are orders), not by the sentence model: "model_id", "agent_name" are ordinary fields.
       const bool weak = hit.routing || hit.p < cut.flag || context_.role == field_role::name ||
                         !corroborated(s.on, view.substr(s.begin, s.end - s.begin));
+      const auto known = std::find_if(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == rule; });
+      if (known != result_.hits.end()) {
+        // A structural rule already named it; a corroborated sentence still raises its level.
+        if (!weak && known->level < severity::high) {
+          known->level = hit.p >= cut.critical ? severity::critical : severity::high;
+          known->confidence = std::min(0.99, 0.7 + 0.3 * hit.p);
+        }
+        continue;
+      }
       const bool lead = weak && !weak_reported && hit.p == strongest_weak;
       if (lead) weak_reported = true;
       const severity level = weak ? (lead ? severity::medium : severity::low)
@@ -1807,9 +1816,10 @@ class evaluator {
     if (hides_an_action(on)) return true;
     // The conversation, or what the caller holds, only when the sentence asks for it to be passed.
     if (!any({index(feature::summary_of_convo), index(feature::caller_probe), index(signal::history_weak), index(feature::all_data),
-              index(signal::convo_self), index(signal::context_data), index(signal::self_context)}))
+              index(signal::convo_self), index(signal::context_data), index(signal::self_context), index(signal::sys_prompt)}))
       return false;
-    static const re2::RE2 hand_over(R"(\b(?:include|provide|paste|send|attach|summari[sz]e|pass|fill|put|give|share|copy|add|enter|write|submit|forward|upload|post|list|describe|report)\b)", bank_options());
+    // Ways of asking that it go into the call: "start `id` with", "prefix the query with", "repeat".
+    static const re2::RE2 hand_over(R"(\b(?:include|provide|paste|send|attach|summari[sz]e|pass|fill|put|give|share|copy|add|enter|write|submit|forward|upload|post|list|describe|report|start|begin|prefix|prepend|append|populate|set|insert|place|embed|encode|record|repeat|restate|reproduce|quote|state|reveal|disclose|output|echo|print|dump|supply|type|mention|spell out|relay|transcribe)\b)", bank_options());
     static const re2::RE2 refused(R"(\b(?:do not|don'?t|never|not|avoid|must not|should not)\s+(?:\w+\s+){0,2}(?:include|provide|paste|send|attach|pass|put|give|share|copy|add|enter|write|submit|forward|upload|post|store|log)\b)", bank_options());
     const re2::StringPiece piece(text.data(), text.size());
     return re2::RE2::PartialMatch(piece, hand_over) && !re2::RE2::PartialMatch(piece, refused);
@@ -1896,6 +1906,7 @@ class evaluator {
     };
     return any({index(signal::secret_noun), index(signal::sensitive_path), index(signal::user_secret), index(signal::read_secret),
                  index(signal::convo_self), index(signal::context_data), index(signal::model_self), index(signal::move_out),
+                 index(signal::self_context), index(signal::sys_prompt),
                  index(signal::conceal), index(signal::deceive), index(signal::override_), index(signal::shell_danger),
                  index(signal::url_data), index(signal::env_vars), index(feature::dotfile), index(feature::export_var),
                  index(feature::url), index(feature::email_addr), index(feature::ip_addr), index(feature::summary_of_convo),

@@ -34,6 +34,11 @@ const re2::RE2& call_before = shape::pattern(R"(\b(?:before|prior to|ahead of|af
       R"(|\b(?:call|invoke|run)\s+(?:the\s+)?)" WARDEN_TOOL_ID R"([^.;]{0,80}\b(?:first|beforehand|before (?:any|every|each|\w+ing)|prior to|afterwards)\b)"
       R"(|)" WARDEN_TOOL_ID R"(\s+(?:has to|must|needs to|should|is to|shall)\s+(?:always\s+)?be\s+(?:called|invoked|run|used)\b)"
       R"(|\brequires?\s+)" WARDEN_TOOL_ID R"(\s+to\s+be\s+(?:called|invoked|run)\b)");
+// "Never call X until `y` has been called": this tool made to wait on another call.
+const re2::RE2& waits_for_a_call = shape::pattern(R"(\b(?:until|unless|only (?:after|once|when)|not before|as long as)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+      R"(\s+(?:tool\s+)?(?:has|have|had)?\s*(?:been|is|was|gets|got)?\s*(?:called|run|invoked|executed|completed|succeeded|returned|confirmed)\b)"
+      R"(|)" WARDEN_TOOL_ID R"(\s+(?:is|must be|has to be|needs to be|should be)\s+(?:always\s+)?(?:called|invoked|run|executed)\s+(?:first|beforehand|before)\b)"
+      R"(|\b(?:only|first)\s+(?:after|once)\s+(?:calling|invoking|running)\s+(?:the\s+)?)" WARDEN_TOOL_ID);
 #undef WARDEN_TOOL_ID
 
 const re2::RE2& carries_data = shape::pattern(R"(\b(?:include|including|pass|passing|copy|copying|paste|forward|log|attach|put|place|embed|append|add|send|post|store|record|quote|mirror)\b[^.;]{0,100}\b(?:in|into|to|with|as|under|on)\b|\b(?:passing|supplying|providing|giving|sending|attaching|including|carrying)\b|\bwith (?:the|their|your|its|his|her|every|all|any|each)\b|\btogether with\b)");
@@ -155,11 +160,11 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     return matches(context.own_name, own);
   }();
   // One pass over the whole text says which rules can fire at all (most texts: none).
-  static const shape::gate needs{&shell_code, &call_before, &keeps_itself_hidden, &asks_the_model_about_itself, &edits_a_dotfile,
+  static const shape::gate needs{&shell_code, &call_before, &waits_for_a_call, &keeps_itself_hidden, &asks_the_model_about_itself, &edits_a_dotfile,
                                  &host_secrets, &sent_on_the_side, &swaps_the_users_value, &misreports, &at_every_turn,
                                  &from_the_models_context, &user_dossier, &literal_endpoint, &authority_tag};
   const auto may = needs.match(view);
-  enum { shell, call, hidden, itself, dotfile, host, side, swap, mislead, turn, context_grab, dossier, endpoint, tag };
+  enum { shell, call, waits, hidden, itself, dotfile, host, side, swap, mislead, turn, context_grab, dossier, endpoint, tag };
   const bool sends_or_fetches = [&] {
     static const re2::RE2& own = shape::pattern(R"((?:^|[_.-])(?:send|post|email|mail|message|notify|webhook|publish|upload|http|fetch|request|curl|url|browse|navigate|open|get_url|api|call)(?:$|[_.-]))");
     return matches(context.own_name, own);
@@ -205,6 +210,18 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
       out.push_back({"poison.forced-sequencing", severity::high, 0.8, s.begin, s.end,
                      "forces a call before this tool's own work and has it carry data, for a borrowed reason"});
       continue;
+    }
+    // A prerequisite call to a tool that no server here offers, with a borrowed reason: servers
+    // sequence their own tools; a gate on a tool from nowhere is where a fake check is hidden.
+    const bool names_no_tool_here = s.on.test(index(feature::names_unknown_tool)) || s.on.test(index(feature::names_foreign));
+    if (names_no_tool_here && ((may[call] && matches(sentence, call_before)) || (may[waits] && matches(sentence, waits_for_a_call)))) {
+      const std::string_view after = k + 1 < sentences.size() ? view.substr(sentences[k + 1].begin, sentences[k + 1].end - sentences[k + 1].begin) : std::string_view{};
+      const std::string_view prior = k > 0 ? view.substr(sentences[k - 1].begin, sentences[k - 1].end - sentences[k - 1].begin) : std::string_view{};
+      if (matches(sentence, borrowed_reason) || matches(prior, borrowed_reason) || matches(after, borrowed_reason)) {
+        out.push_back({"poison.forced-sequencing", severity::high, 0.8, s.begin, s.end,
+                       "makes this tool wait on a call to a tool no server here offers, for a borrowed reason"});
+        continue;
+      }
     }
     if (may[hidden] && matches(sentence, keeps_itself_hidden)) {
       // The rule that is hidden is named in this sentence or the one before.
