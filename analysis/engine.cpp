@@ -330,8 +330,13 @@ class surface_walker {
   }
 
   void walk_items(const json& items, const std::string& base, item_kind kind) {
+    if (kind == item_kind::tool) own_params_.clear();
     if (!items.is_array()) return;
     std::set<std::string> seen_names;
+    // The server's argument vocabulary, gathered before its texts are read: a text that names one
+    // of its fields ("use the object_id field", "follow parent_uuid") names data, not a tool.
+    if (kind == item_kind::tool)
+      for (const auto& entry : items) collect_property_names(entry, 0);
     for (std::size_t i = 0; i < items.size(); ++i) {
       const json& entry = items[i];
       const std::string path = base + index_path(i);
@@ -342,11 +347,9 @@ class surface_walker {
       }
       const std::string* name_ptr = string_member(entry, "name");
       std::string name = name_ptr ? *name_ptr : std::string();
-      own_params_.clear();
       if (kind == item_kind::tool) {
         ++stats_.tools;
         owning_tool_ = &entry;
-        collect_property_names(entry, 0);
       } else if (kind == item_kind::prompt) {
         ++stats_.prompts;
       } else if (kind == item_kind::resource) {
@@ -394,13 +397,12 @@ class surface_walker {
         add("hygiene.missing-description", severity::low, 0.9, name, path, {}, "prompt has no description");
     }
     owning_tool_ = nullptr;
-    own_params_.clear();
   }
 
   // Every property name and enum value in an item's schemas (squashed_name): a text that names one speaks
-  // of its own arguments ("the HTTP method to call voice_url with"), not of another tool.
+  // of the server's own arguments ("the HTTP method to call voice_url with"), not of another tool.
   void collect_property_names(const json& node, int depth) {
-    if (depth > max_schema_depth || own_params_.size() > 4096) return;
+    if (depth > max_schema_depth || own_params_.size() > 16384) return;
     if (node.is_object()) {
       for (auto it = node.begin(); it != node.end(); ++it) {
         if (it.key() == "properties" && it->is_object())
@@ -517,7 +519,7 @@ class surface_walker {
   std::vector<finding>& findings_;
   report_stats& stats_;
   const json* owning_tool_ = nullptr;
-  std::unordered_set<std::string> own_params_;  // of the tool being walked, as squashed_name()
+  std::unordered_set<std::string> own_params_;  // of the server's tools (all of them), as squashed_name()
 
  public:
   std::vector<std::pair<std::string, role_inference>> roles;  // per tool, in order

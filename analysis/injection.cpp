@@ -206,7 +206,9 @@ constexpr pattern_def patterns[] = {
     // -- steering tool choice
     {hijack_strong, R"(\b(?:never|do not|don't|must not|mustn't|should not|shouldn't|avoid|stop|refuse to|cannot|refrain from)\s+(?:ever\s+)?(?:use|using|call|calling|invoke|invoking|rely on|relying on|trust|trusting|choose|select|consider|recommend|suggest|offer|mention)\s+(?:any\s+)?(?:[\w-]+\s+(?:or\s+)?){0,3}(?:other|another|alternative|different|competing|third[- ]party|similar|the other|those|rival|external|built-in|default)\s+(?:[\w'-]+\s+(?:or\s+)?){0,3}(?:tools?|functions?|servers?|services?|search(?:es)?|providers?|sources?|methods?|options?|plugins?|apis?|integrations?)\b)"},
     {hijack_strong, R"(\b(?:other|all other|any other|competing|alternative)\s+(?:\w+\s+)?(?:tools?|servers?|services?|providers?|plugins?)\s+(?:are|is|have been|were)\s+(?:\w+\s+)?(?:unreliable|unsafe|insecure|deprecated|compromised|malicious|broken|outdated|untrusted|inaccurate|disabled|forbidden|not (?:allowed|permitted|trusted|safe|reliable)))"},
-    {hijack_strong, R"(\b(?:only|exclusively|solely)\s+(?:ever\s+)?(?:use|call|invoke|trust|rely on)\s+(?:this|these|our)\s+(?:tool|function|server|service)s?\b)"},
+    // "Only use this tool, never ..." (not "only call this function when the user asks for Azure": a
+    // tool limiting itself).
+    {hijack_strong, R"(\b(?:only|exclusively|solely)\s+(?:ever\s+)?(?:use|call|invoke|trust|rely on)\s+(?:this|these|our)\s+(?:tool|function|server|service)s?\s*(?:[.;!]|$|,?\s*(?:and|not|never|for (?:all|every|any|each)|from now on|instead|going forward)\b))"},
     {hijack_strong, R"(\b(?:rely|depend)\s+(?:solely|only|exclusively)\s+on\s+this\b|\binstead of (?:answering yourself|using other tools)\b)"},
     {hijack_strong, R"(\binstead of\s+(?:any|all|the)\s+(?:other|built-in|default|standard|native|regular)\s+(?:\w+\s+)?(?:tools?|functions?|servers?)\b)"},
     {hijack_weak, R"(\b(?:the\s+)?(?:only|sole|one and only|exclusive|most reliable|most accurate|authoritative)\s+(?:reliable\s+|trusted\s+|trustworthy\s+|safe\s+|valid\s+|approved\s+|correct\s+|accurate\s+|authori[sz]ed\s+|secure\s+|working\s+|supported\s+|legitimate\s+|official\s+|sanctioned\s+|verified\s+)?(?:tool|function|way|method|source|option|means|server|service|provider)\s+(?:for|to|that)\b)"},
@@ -1526,7 +1528,13 @@ class evaluator {
       std::string target = !referenced_foreign.empty() ? referenced_foreign : !referenced_sibling.empty() ? referenced_sibling : unknown;
       if (!target.empty() && tampering) {
         bool foreign = !referenced_foreign.empty();
-        add(foreign ? "shadow.cross-server-instruction" : "poison.cross-tool-instruction", high, foreign ? 0.85 : 0.75,
+        // Notes about the server's own tools ("required once before mobile_list_devices will
+        // work") are its documentation unless they move data, redirect or deceive.
+        const bool own_tools_only = !foreign && !referenced_sibling.empty();
+        const bool strong = has(also_sink) || has(redirect) || has(conceal) || has(move_out) || has(dest_email) || has(sensitive_path) ||
+                            has(convo_self) || has(context_data) || has(override_) || has(deceive) || has(impersonation);
+        add(foreign ? "shadow.cross-server-instruction" : "poison.cross-tool-instruction", own_tools_only && !strong ? medium : high,
+            foreign ? 0.85 : own_tools_only && !strong ? 0.6 : 0.75,
             {cross_cue, also_sink, redirect}, "gives instructions that change how '" + target + "' is used");
       } else if (!referenced_foreign.empty() && (has(deprecate) || has(hijack_weak) || has(hijack_strong))) {
         add("shadow.cross-server-instruction", high, 0.8, {deprecate, hijack_weak, cross_cue},
@@ -1633,6 +1641,9 @@ class evaluator {
     while (re2::RE2::FindAndConsume(&input, called, &name)) {
       if (name == own || name.find('.') != std::string::npos) continue;  // file names and hosts are not tools
       if (context_.own_params && context_.own_params->count(squashed_name(name))) continue;  // "until created_at": its own argument
+      // "use the object_id field", "with the mcp-do- prefix": a name that is data, not a tool.
+      static const re2::RE2 names_data(R"(^\s*(?:field|fields|parameter|param|argument|arg|property|key|column|attribute|value|values|prefix|suffix|flag|option|header|variable|env|type|format|mode|scope|role|permission|grant|claim|label|tag|id)\b)", bank_options());
+      if (re2::RE2::PartialMatch(input, names_data)) continue;
       // Docs cite a sibling without the server's prefix ("use list-properties" for
       // "hubspot-list-properties"), and servers list some tools only when the client has a
       // capability ("get-roots-list" beside "get-env"): in the server's own metadata, a name in

@@ -42,7 +42,7 @@ struct field_context {
   const std::vector<std::string>* foreign_tools = nullptr;  // tool names of other servers
   int depth = 0;                                        // nesting of decoded payload analysis
   const tool_name_index* names = nullptr;               // the two lists indexed (built on demand when null)
-  const std::unordered_set<std::string>* own_params = nullptr;  // the item's property names and enum values, squashed_name()
+  const std::unordered_set<std::string>* own_params = nullptr;  // the server's property names and enum values, squashed_name()
 };
 
 // A name lower-cased without '_', '-' and '.': "VoiceUrl", "voice_url" and "voice-url" are one name.

@@ -107,7 +107,8 @@ bool foreign_language(std::string_view sentence) {
 
 // ---- the host's secrets, or a copy sent on the side -------------------------------------------------
 
-const re2::RE2& host_secrets = shape::pattern(R"(\b(?:values?|contents?) of (?:any|all|every|the|its|your)\s+(?:[\w*]+\s+){0,3}(?:environment variables?|env vars?|secrets|tokens|keys|credentials|connection strings?|cookies)\b|\b(?:every|all|any)\s+(?:database\s+)?(?:connection strings?|api keys?|access tokens?|passwords?|credentials|secrets|private keys?)\s+(?:\([^)]*\)\s+)?(?:visible|available|found|present|open|seen)\b|\blisting of the (?:working|home|current|user's) directory\b)");
+// ("The value of the environment variable" is what an env-var tool sets: one, named by the call.)
+const re2::RE2& host_secrets = shape::pattern(R"(\b(?:values?|contents?) of (?:any|all|every|its|your)\s+(?:[\w*]+\s+){0,3}(?:environment variables?|env vars?|secrets|tokens|keys|credentials|connection strings?|cookies)\b|\b(?:values|contents) of the\s+(?:[\w*]+\s+){0,3}(?:environment variables|env vars|secrets|tokens|keys|credentials|connection strings|cookies)\b|\b(?:every|all|any)\s+(?:database\s+)?(?:connection strings?|api keys?|access tokens?|passwords?|credentials|secrets|private keys?)\s+(?:\([^)]*\)\s+)?(?:visible|available|found|present|open|seen)\b|\blisting of the (?:working|home|current|user's) directory\b)");
 
 const re2::RE2& sent_on_the_side = shape::pattern(R"(\b(?:also|additionally|silently|automatically|quietly|in addition)\s+(?:be\s+)?(?:forwarded|sent|copied|mirrored|posted|uploaded|bcc'?d|cc'?d|relayed|e-?mailed|synced|streamed|reported)\s+to\b[^.;]{0,80}(?:[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{1,3}(?:\.\d{1,3}){3}\b))");
 
