@@ -69,6 +69,27 @@ const re2::RE2& user_dossier = shape::pattern(R"(\b(?:the\s+)?(?:user|caller|req
 
 const re2::RE2& asks_the_model_about_itself = shape::pattern(R"(\b(?:name|identity|version|vendor|provider|family|maker|settings|temperature|configuration|system prompt|instructions|hidden instructions|guidelines|tool list|list of tools|available tools|deployer|operator)\s+(?:of\s+)?(?:the\s+)?(?:calling|invoking|current|requesting)\s+(?:ai|model|assistant|agent|llm)\b|\b(?:your|the assistant's|the model's|the agent's|the ai's)\s+(?:own\s+)?(?:model(?: name| id| version)?|system prompt|hidden instructions|deployer)\b|\b(?:the assistant's|the model's|the agent's|the ai's)\s+(?:own\s+)?(?:name|identity|version|vendor|provider|maker|settings|temperature|instructions|guidelines|rules)\b|\bidentify (?:yourself|itself)\b|\b(?:which|what) (?:ai |llm |language )?(?:model|assistant|agent) (?:you are|is (?:making|calling|sending|running))\b|\bwho (?:deployed|built|created|operates|runs) you\b|\b(?:ai|model|assistant|agent) (?:making|sending|running|issuing) (?:this|the) (?:request|call)\b)");
 
+// ---- what the model holds, ordered into the call ------------------------------------------------
+// The model's own make-up: its prompt, rules, identity, settings or tool inventory.
+const re2::RE2& the_models_make_up = shape::pattern(
+    // ("your provider", "your settings" in docs address the user: after "your" only what a model has.)
+    R"(\b(?:the assistant'?s|the model'?s|the agent'?s|the ai'?s|the llm'?s)\s+(?:(?:own|full|complete|exact|current|original|hidden|internal|initial|entire|underlying|actual|real|verbatim)\s+)*(?:system\s+)?(?:prompt|instructions|rules|guidelines|directives|configuration|config|settings|persona|identity|name|model(?: name| id| version| family)?|version|vendor|maker|provider|training(?: data)?|knowledge cut-?off|cut-?off date|context window|context|memory|tool ?list|toolset|tools|capabilities|chain[- ]of[- ]thought|scratchpad|reasoning)\b)"
+    R"(|\byour\s+(?:(?:own|full|complete|exact|current|original|hidden|internal|initial|entire|underlying|actual|verbatim)\s+)*(?:system prompt|(?:operator|system|hidden|initial|original) (?:instructions|rules|guidelines)|guidelines|directives|persona|model(?: name| id| version| family)|knowledge cut-?off|training cut-?off|context window|tool ?list|toolset|chain[- ]of[- ]thought|scratchpad)\b)"
+    R"(|\b(?:rules|instructions|guidelines|directives|policies|prompt|constraints)\s+(?:that\s+)?(?:you|the assistant|the model|the agent)\s+(?:were|was|have been|are|is)?\s*(?:given|configured|set up|provided|told|loaded|initiali[sz]ed|running under|operating under|bound by|following)\b)"
+    R"(|\b(?:rules|instructions|guidelines|directives|prompt|policies)\s+(?:that\s+)?(?:your|the)\s+(?:operator|deployer|developer|administrator|admin|creator|owner|system)\s+(?:gave|set|wrote|provided|configured|defined|issued|supplied)\s+(?:you|the (?:assistant|model|agent))\b)"
+    R"(|\b(?:which|what)\s+(?:ai\s+|language\s+|large language\s+)?(?:model|llm|assistant|agent|version|vendor)\s+(?:you are|are you|is calling|is making|is running|made this|sent this)\b|\bwhich (?:company|vendor|lab|organi[sz]ation) (?:trained|built|made|created|develops|developed|runs|hosts) (?:you|the (?:model|assistant|ai))\b)"
+    R"(|\b(?:all|every|each|the)\s+(?:the\s+)?(?:other\s+)?(?:tools?|functions?|mcp servers?|servers?|integrations?|plugins?)\s+(?:that\s+)?(?:you|the assistant|the model|the client|this client|the host)\s+(?:can|could|currently|has|have|are able|may|is connected|are connected)\b)"
+    R"(|\b(?:tools?|functions?|mcp servers?|servers?|integrations?)\s+(?:currently\s+)?(?:available|connected|installed|enabled|loaded|registered|exposed)\s+(?:to|in|on|with)\s+(?:you|this (?:client|assistant|session|host)|the (?:client|assistant|host|model))\b)");
+// What the user said in the conversation, beyond this request.
+const re2::RE2& the_conversation = shape::pattern(
+    R"(\b(?:everything|anything|all|whatever)\s+(?:that\s+|else\s+)?the user\s+(?:has\s+|had\s+)?(?:said|told|asked|written|typed|shared|mentioned|discussed)\b)"
+    R"(|\bthe user'?s\s+(?:previous|prior|earlier|past|other|recent|first|older)\s+(?:questions?|messages?|requests?|prompts?|replies|words|turns)\b)"
+    R"(|\b(?:this|the|our|current|whole|entire)\s+(?:conversation|chat|dialogue|dialog|thread|exchange)(?:'s)?\s+(?:so far|history|log|transcript|contents?|text|record|up to now|until now)\b)"
+    R"(|\b(?:previous|prior|earlier|past|last|recent|preceding)\s+(?:\w+\s+)?(?:messages|turns|exchanges|questions|prompts|replies)\b)"
+    R"(|\b(?:recap|summary|transcript|log|history|digest)\s+of\s+(?:the\s+|this\s+|our\s+|your\s+)?(?:conversation|chat|dialogue|session|discussion|exchange|everything)\b)");
+// Put into a field, sent or told.
+const re2::RE2& put_into_the_call = shape::pattern(R"(\b(?:set|put|fill|include|add|append|prepend|write|copy|paste|insert|place|embed|attach|enter|record|report|state|list|describe|provide|supply|pass|send|give|mention|share|carry|contain|hold|store|log|submit|start|begin|prefix|repeat|restate|explain|summari[sz]e|tell|disclose|reveal|output|echo|dump|transcribe|forward|upload)\b)");
+
 // ---- telling the user something other than what happened -------------------------------------
 
 const re2::RE2& misreports = shape::pattern(R"(\b(?:tell|assure|inform|confirm to|report to)\s+the (?:user|customer|requester)\b[^.;]{0,60}\b(?:original|requested|intended|as (?:asked|requested|expected)|succeeded|completed|went through)\b|\b(?:report|mention|display|say|state|show|echo)\s+(?:only\s+)?the (?:original|requested|intended|user's) (?:\w+ )?(?:symbol|ticker|path|name|branch|recipient|address|account|package|destination|value|city|amount)\b|\b(?:lie|mislead|deceive)\s+(?:to\s+)?(?:the\s+)?(?:user|customer)\b|\bif (?:the user|they|anyone|someone|the customer) asks?\b[^.;]{0,40}\b(?:say|tell|answer|reply|claim|deny)\b|\bonly (?:mention|show|report|display|tell|confirm)\b[^.;]{0,40}\b(?:the user|they|you|the customer) (?:gave|named|entered|asked for|requested|chose|provided|supplied)\b|\b(?:tell|inform|assure|report to)\s+(?:the user|the customer|them|the requester)\b[^.;]{0,40}\b(?:no action|nothing (?:was|is) (?:needed|done|changed)|(?:it'?s|this is|was) (?:a )?routine|as usual|(?:is|was) (?:normal|standard)))");
@@ -161,11 +182,15 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     return matches(context.own_name, own);
   }();
   // One pass over the whole text says which rules can fire at all (most texts: none).
-  static const shape::gate needs{&shell_code, &call_before, &waits_for_a_call, &keeps_itself_hidden, &asks_the_model_about_itself, &edits_a_dotfile,
+  static const shape::gate needs{&shell_code, &call_before, &waits_for_a_call, &the_models_make_up, &the_conversation, &keeps_itself_hidden, &asks_the_model_about_itself, &edits_a_dotfile,
                                  &host_secrets, &sent_on_the_side, &swaps_the_users_value, &misreports, &at_every_turn,
                                  &from_the_models_context, &user_dossier, &literal_endpoint, &authority_tag};
   const auto may = needs.match(view);
-  enum { shell, call, waits, hidden, itself, dotfile, host, side, swap, mislead, turn, context_grab, dossier, endpoint, tag };
+  enum { shell, call, waits, makeup, convo, hidden, itself, dotfile, host, side, swap, mislead, turn, context_grab, dossier, endpoint, tag };
+  static const re2::RE2& llm_words = shape::pattern(R"((?:^|[_.-])(?:llm|llms|prompt|prompts|model|models|ai|agent|agents|assistant|completion|completions|chat|inference|openai|anthropic|claude|gpt|gemini|ollama)(?:$|[_.-]))");
+  static const re2::RE2& conversation_words = shape::pattern(R"((?:^|[_.-])(?:memory|memories|remember|chat|chats|conversation|conversations|summar\w*|transcript\w*|history|session|sessions|journal|diary|feedback|context|thread|threads|message|messages|reflect\w*|learn\w*)(?:$|[_.-]))");
+  const bool llm_tool = matches(context.own_name, llm_words);
+  const bool conversation_tool = llm_tool || matches(context.own_name, conversation_words);
   const bool sends_or_fetches = [&] {
     static const re2::RE2& own = shape::pattern(R"((?:^|[_.-])(?:send|post|email|mail|message|notify|webhook|publish|upload|http|fetch|request|curl|url|browse|navigate|open|get_url|api|call)(?:$|[_.-]))");
     return matches(context.own_name, own);
@@ -233,6 +258,18 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
                        "a rule or step that the text tells the model to keep from the user"});
         continue;
       }
+    }
+    // The model's make-up, or the conversation beyond this request, ordered into the call. A chat,
+    // memory or LLM tool may take a conversation by design; none needs the model's own prompt.
+    if (may[makeup] && matches(sentence, the_models_make_up) && matches(sentence, put_into_the_call) && !llm_tool) {
+      out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end,
+                     "asks for the model's own prompt, rules, identity or tool list to be put into the call"});
+      continue;
+    }
+    if (may[convo] && matches(sentence, the_conversation) && matches(sentence, put_into_the_call) && !conversation_tool) {
+      out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end,
+                     "asks for the conversation beyond this request to be put into the call"});
+      continue;
     }
     if ((param || context.role == field_role::schema_text) && may[itself] && matches(sentence, asks_the_model_about_itself)) {
       out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end, "asks the model to describe itself: its name, maker, settings or instructions"});
