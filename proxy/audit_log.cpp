@@ -15,7 +15,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include <spdlog/spdlog.h>
@@ -744,77 +743,6 @@ audit_stats audit_log::stats() const {
   s.not_announced = dropped_;
   s.closing = stopping_;
   return s;
-}
-
-// ---------------------------------------------------------------------------------------------
-
-verify_report verify_log(const std::string& path) {
-  verify_report report;
-  std::vector<std::string> files;
-  for (unsigned k = 1; k < 100000; ++k) {
-    const std::string rotated = path + "." + std::to_string(k);
-    std::error_code ec;
-    if (!std::filesystem::exists(rotated, ec)) break;
-    files.insert(files.begin(), rotated);
-  }
-  files.push_back(path);
-  std::string prev_hash;
-  std::uint64_t prev_seq = 0;
-  bool first = true;
-  for (std::size_t f = 0; f < files.size(); ++f) {
-    std::ifstream in(files[f], std::ios::binary);
-    if (!in) {
-      report.ok = false;
-      report.problem = files[f] + ": cannot open";
-      return report;
-    }
-    report.files.push_back(files[f]);
-    const bool last_file = f + 1 == files.size();
-    std::string line;
-    std::uint64_t number = 0;
-    while (std::getline(in, line)) {
-      ++number;
-      const bool unterminated = in.eof();  // no newline after this line: the file ends inside it
-      const std::string where = files[f] + ":" + std::to_string(number) + ": ";
-      const record_check check = check_record(line);
-      if (!check.ok) {
-        if (unterminated && last_file) {
-          report.torn_tail = where + "incomplete last record (" + std::to_string(line.size()) +
-                             " bytes, the writer stopped mid-write); not counted";
-          break;
-        }
-        report.ok = false;
-        report.problem = where + check.problem;
-        return report;
-      }
-      const std::uint64_t seq = check.body["seq"].get<std::uint64_t>();
-      const std::string prev = check.body["prev"].get<std::string>();
-      if (first) {
-        if (prev != genesis_hash)
-          report.notes.push_back(where + "the chain starts at seq " + std::to_string(seq) +
-                                 " whose predecessor is not in these files (older rotated files removed?)");
-        first = false;
-      } else if (prev != prev_hash || seq != prev_seq + 1) {
-        report.ok = false;
-        std::string why;
-        if (seq > prev_seq + 1)
-          why = "expected seq " + std::to_string(prev_seq + 1) + ", found seq " + std::to_string(seq) +
-                " (records deleted or moved)";
-        else if (seq <= prev_seq)
-          why = "seq " + std::to_string(seq) + " follows seq " + std::to_string(prev_seq) +
-                " (records reordered or duplicated)";
-        else
-          why = "the record before this one was replaced or edited";
-        report.problem = where + "chain broken: \"prev\" does not match the hash of the record before it; " + why;
-        return report;
-      }
-      prev_hash = check.hash;
-      prev_seq = seq;
-      ++report.records;
-      if (unterminated) report.notes.push_back(where + "last record has no trailing newline");
-    }
-  }
-  return report;
 }
 
 }  // namespace warden::proxy
