@@ -477,17 +477,25 @@ bool audit_log::refresh_tail() {
   expected_size_ = end;
   if (torn_event) {
     torn_event->text("ts", config::utc_timestamp(), false);
-    std::string hash;
-    const std::string body = chain_record(*torn_event, ++seq_, last_hash_, hash);
-    if (write_all(fd_, body)) {
-      last_hash_ = std::move(hash);
-      expected_size_ += body.size();
-    } else if (::ftruncate(fd_, static_cast<off_t>(end)) != 0) {
-      // A partly written note must not stay: the next record would be appended to its torn end
-      // (seen on a full disk). If it cannot be cut off, nothing is written until it is.
-      expected_size_ = std::uint64_t(-1);
-    }
+    append_own(std::move(*torn_event));
   }
+  return true;
+}
+
+// A partly written record must not stay: the next one would be appended to its torn end (seen on
+// a full disk). It is cut off; if it cannot be, nothing is written until refresh_tail() repairs it.
+bool audit_log::append_own(audit_record event) {
+  if (expected_size_ == std::uint64_t(-1)) return false;
+  std::string hash;
+  const std::string line = chain_record(event, seq_ + 1, last_hash_, hash);
+  if (!write_all(fd_, line)) {
+    if (::ftruncate(fd_, static_cast<off_t>(expected_size_)) != 0) expected_size_ = std::uint64_t(-1);
+    return false;
+  }
+  ++seq_;
+  last_hash_ = std::move(hash);
+  expected_size_ += line.size();
+  dirty_ = true;
   return true;
 }
 
@@ -511,13 +519,7 @@ void audit_log::rotate_if_needed() {
   ::flock(old_fd, LOCK_UN);
   ::close(old_fd);
   expected_size_ = 0;  // a fresh file: the chain continues from last_hash_
-  auto event = audit_record::from_json({{"event", "log_rotated"}, {"previous_file", base + ".1"}, {"ts", config::utc_timestamp()}}, false);
-  std::string hash;
-  const std::string body = chain_record(event, ++seq_, last_hash_, hash);
-  if (write_all(fd_, body)) {
-    last_hash_ = hash;
-    expected_size_ = body.size();
-  }
+  append_own(audit_record::from_json({{"event", "log_rotated"}, {"previous_file", base + ".1"}, {"ts", config::utc_timestamp()}}, false));
 }
 
 void audit_log::record(json event) { record(audit_record::from_json(std::move(event))); }

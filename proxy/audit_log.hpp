@@ -171,6 +171,7 @@ class audit_log {
   void write_batch(std::vector<entry>& batch, std::uint64_t dropped);
   bool refresh_tail();     // re-reads seq/hash when someone else appended (call under flock)
   void rotate_if_needed();
+  bool append_own(audit_record event);  // a record of the writer's own, written at once (under flock)
 
   audit_options options_;
   int fd_ = -1;
