@@ -22,6 +22,7 @@
 #include "analysis/text.hpp"
 #include "config/digest.hpp"
 #include "config/lockfile.hpp"
+#include "proxy/audit_signer.hpp"
 #include "proxy/runtime_text.hpp"
 
 namespace warden::proxy {
@@ -496,11 +497,32 @@ bool audit_log::append_own(audit_record event) {
   last_hash_ = std::move(hash);
   expected_size_ += line.size();
   dirty_ = true;
+  count_unsigned();
   return true;
+}
+
+void audit_log::write_checkpoint() {
+  if (!options_.signer || unsigned_records_ == 0) return;
+  auto checkpoint = options_.signer->checkpoint(seq_, last_hash_);
+  if (!checkpoint) {
+    spdlog::error("audit log '{}': {}", options_.path, checkpoint.error_message());
+    return;
+  }
+  if (append_own(std::move(*checkpoint))) unsigned_records_ = 0;  // else tried again when next due
+}
+
+void audit_log::checkpoint_if_due(bool closing) {
+  if (!options_.signer || unsigned_records_ == 0) return;
+  if (!closing && unsigned_records_ < options_.checkpoint_records &&
+      std::chrono::steady_clock::now() - first_unsigned_at_ < options_.checkpoint_interval)
+    return;
+  file_lock lock(fd_);
+  if (refresh_tail()) write_checkpoint();  // signs the head, whoever wrote it
 }
 
 void audit_log::rotate_if_needed() {
   if (options_.rotate_bytes == 0 || expected_size_ < options_.rotate_bytes) return;
+  write_checkpoint();  // each file then ends signed
   namespace fs = std::filesystem;
   std::error_code ec;
   const std::string base = options_.path;
@@ -576,6 +598,7 @@ void audit_log::writer_loop() {
     }
     room_.notify_all();
     if (!batch.empty() || dropped > 0) write_batch(batch, dropped);
+    checkpoint_if_due(false);
     const auto now = std::chrono::steady_clock::now();
     if (dirty_ && (options_.sync == audit_sync::always ||
                    (options_.sync == audit_sync::interval && now - last_sync_ >= options_.sync_interval))) {
@@ -594,6 +617,7 @@ void audit_log::writer_loop() {
       wake_.wait_for(lock, options_.gather, [&] { return stopping_ || queue_.size() >= options_.queue_capacity; });
     }
   }
+  checkpoint_if_due(true);
   if (dirty_ && options_.sync != audit_sync::never) ::fdatasync(fd_);
 }
 
@@ -691,6 +715,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
     append_record(text, event, seq_ + 1, last_hash_, hash);
     ++seq_;
     last_hash_ = std::move(hash);
+    count_unsigned();
   };
   if (dropped > 0) {
     auto note = audit_record::from_json({{"event", "records_dropped"},
@@ -705,9 +730,12 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
     slices.step();
     append(item.event);
     ++in_text;
-    // Rotate inside a large batch too, so no file grows far past the limit.
-    if (options_.rotate_bytes && expected_size_ != std::uint64_t(-1) && expected_size_ + text.size() >= options_.rotate_bytes) {
+    // Rotate inside a large batch too, so no file grows far past the limit; and sign, so that a
+    // checkpoint follows every checkpoint_records records however they were batched.
+    const bool sign = options_.signer && unsigned_records_ >= options_.checkpoint_records;
+    if (sign || (options_.rotate_bytes && expected_size_ != std::uint64_t(-1) && expected_size_ + text.size() >= options_.rotate_bytes)) {
       flush();
+      if (sign) write_checkpoint();
       rotate_if_needed();
       seq_before = seq_;
       hash_before = last_hash_;
