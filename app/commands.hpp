@@ -16,6 +16,6 @@ int run_wrap_command(const std::vector<std::string>& args);      // mcp-warden w
 int run_unwrap_command(const std::vector<std::string>& args);    // mcp-warden unwrap [CONFIG...|--all]
 int run_policy_command(const std::vector<std::string>& args);   // mcp-warden policy check FILE
 int run_pins_command(const std::vector<std::string>& args);     // mcp-warden pins list|diff|approve
-int run_log_command(const std::vector<std::string>& args);      // mcp-warden log show|verify
+int run_log_command(const std::vector<std::string>& args);      // mcp-warden log show|verify|keygen
 
 }  // namespace warden::app

@@ -1,10 +1,11 @@
-// mcp-warden policy check | pins list|diff|approve | log show|verify
+// mcp-warden policy check | pins list|diff|approve | log show|verify|keygen
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "app/commands.hpp"
@@ -13,6 +14,7 @@
 #include "config/lockfile.hpp"
 #include "config/policy.hpp"
 #include "proxy/audit_log.hpp"
+#include "proxy/audit_signer.hpp"
 #include "proxy/enumerate.hpp"
 #include "transports/child_process.hpp"
 
@@ -169,20 +171,64 @@ int pins_command(const std::vector<std::string>& args) {
 
 // --- log -------------------------------------------------------------------------------------------
 
-int log_verify(const std::vector<std::string>& args) {
-  CLI::App cli{"mcp-warden log verify FILE: check the hash chain (and rotated FILE.N); exit 1 at the first bad record"};
-  std::string path;
-  cli.add_option("FILE", path, "Audit log")->required();
-  if (int code = parse_cli(cli, args); code >= 0) return code;
-  const auto report = proxy::verify_log(path);
+// One log (with its rotated files): the report as lines, the verdict last. Returns whether it passed.
+bool print_verify_report(const std::string& path, const proxy::checkpoint_verifier* keys, bool name_it) {
+  const auto report = proxy::verify_log(path, keys);
+  const auto count = [](std::uint64_t n) { return static_cast<unsigned long long>(n); };
+  const std::string name = name_it ? path + ": " : "";
   for (const auto& note : report.notes) std::printf("note: %s\n", note.c_str());
   if (!report.torn_tail.empty()) std::printf("warning: %s\n", report.torn_tail.c_str());
   if (!report.ok) {
-    std::printf("FAILED after %llu valid record(s): %s\n", static_cast<unsigned long long>(report.records), report.problem.c_str());
+    std::printf("FAILED %safter %llu valid record(s): %s\n", name.c_str(), count(report.records), report.problem.c_str());
+    return false;
+  }
+  if (!keys && report.checkpoints > 0)
+    std::printf("note: %llu signed checkpoint(s) not checked (give --pubkey to check them)\n", count(report.checkpoints));
+  if (keys && report.unsigned_tail > 0)
+    std::printf("warning: %llu record(s) after the last checkpoint (%s) are not covered by a signature yet\n",
+                count(report.unsigned_tail), report.last_checkpoint.c_str());
+  std::printf("ok: %s%llu record(s) in %zu file(s), hash chain intact", name.c_str(), count(report.records), report.files.size());
+  if (keys)
+    std::printf("; %llu checkpoint signature(s) verified, covering %llu record(s)", count(report.checkpoints),
+                count(report.signed_records));
+  std::printf("\n");
+  return true;
+}
+
+int log_verify(const std::vector<std::string>& args) {
+  CLI::App cli{"mcp-warden log verify [--pubkey KEY.pub]... FILE...: check the hash chain (and rotated FILE.N) and, with\n"
+               "--pubkey, every signed checkpoint; exit 1 at the first bad record"};
+  std::vector<std::string> paths, pubkeys;
+  cli.add_option("FILE", paths, "Audit log(s)")->required();
+  cli.add_option("--pubkey", pubkeys, "Ed25519 public key (PEM) the checkpoints must be signed with (repeatable)")
+      ->allow_extra_args(false);
+  if (int code = parse_cli(cli, args); code >= 0) return code;
+  std::optional<proxy::checkpoint_verifier> keys;
+  if (!pubkeys.empty()) {
+    auto loaded = proxy::checkpoint_verifier::load(pubkeys);
+    if (!loaded) {
+      std::fprintf(stderr, "mcp-warden: %s\n", loaded.error_message().c_str());
+      return 2;
+    }
+    keys = std::move(*loaded);
+  }
+  bool ok = true;
+  for (const auto& path : paths) ok = print_verify_report(path, keys ? &*keys : nullptr, paths.size() > 1) && ok;
+  return ok ? 0 : 1;
+}
+
+int log_keygen(const std::vector<std::string>& args) {
+  CLI::App cli{"mcp-warden log keygen --out PREFIX: a key pair for --audit-sign-key: PREFIX.key (private, mode 0600)\n"
+               "and PREFIX.pub (for log verify --pubkey); never overwrites"};
+  std::string prefix;
+  cli.add_option("--out", prefix, "Path prefix of the two files")->required();
+  if (int code = parse_cli(cli, args); code >= 0) return code;
+  auto id = proxy::generate_checkpoint_key(prefix);
+  if (!id) {
+    std::fprintf(stderr, "mcp-warden: %s\n", id.error_message().c_str());
     return 1;
   }
-  std::printf("ok: %llu record(s) in %zu file(s), hash chain intact\n", static_cast<unsigned long long>(report.records),
-              report.files.size());
+  std::printf("wrote %s.key (private, mode 0600) and %s.pub; key id %s\n", prefix.c_str(), prefix.c_str(), id->c_str());
   return 0;
 }
 
@@ -295,7 +341,8 @@ int run_pins_command(const std::vector<std::string>& args) { return pins_command
 int run_log_command(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "verify") return log_verify(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "show") return log_show(std::vector<std::string>(args.begin() + 1, args.end()));
-  std::fprintf(stderr, "usage: mcp-warden log show|verify FILE\n");
+  if (!args.empty() && args[0] == "keygen") return log_keygen(std::vector<std::string>(args.begin() + 1, args.end()));
+  std::fprintf(stderr, "usage: mcp-warden log show|verify FILE... | log keygen --out PREFIX\n");
   return 2;
 }
 

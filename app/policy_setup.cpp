@@ -9,6 +9,7 @@
 #include "app/version.hpp"
 #include "config/policy.hpp"
 #include "proxy/audit_log.hpp"
+#include "proxy/audit_signer.hpp"
 #include "proxy/policy_inspector.hpp"
 #include "proxy/runtime_text.hpp"
 #include "transports/child_process.hpp"
@@ -28,11 +29,31 @@ void add_policy_options(CLI::App& cli, policy_settings& s) {
   cli.add_option("--audit-sync", s.audit_sync, "fdatasync the audit log: never | interval (1 s, default) | always")
       ->check(CLI::IsMember({"never", "interval", "always"}));
   cli.add_option("--audit-rotate-mb", s.audit_rotate_mb, "Rotate the audit log past this size (0: never)")->capture_default_str();
+  auto* sign_key = cli.add_option("--audit-sign-key", s.audit_sign_key,
+                                  "Sign the audit log: checkpoint records signed with this Ed25519 private key (PEM, mode "
+                                  "0600; mcp-warden log keygen)");
+  cli.add_option("--audit-checkpoint-records", s.audit_checkpoint_records, "With --audit-sign-key: a checkpoint after this many records")
+      ->check(CLI::PositiveNumber)
+      ->needs(sign_key)
+      ->capture_default_str();
+  cli.add_option("--audit-checkpoint-seconds", s.audit_checkpoint_seconds,
+                 "With --audit-sign-key: a checkpoint at most this long after an unsigned record")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{366} * 86400))
+      ->needs(sign_key)
+      ->capture_default_str();
+}
+
+result<std::shared_ptr<const proxy::checkpoint_signer>> audit_signer(const policy_settings& settings) {
+  if (settings.audit_sign_key.empty() || settings.audit_signer) return settings.audit_signer;
+  if (settings.audit_log_path.empty()) return error{"--audit-sign-key needs --audit-log"};
+  return proxy::checkpoint_signer::load(settings.audit_sign_key);
 }
 
 result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_settings& settings,
                                                                const std::vector<std::string>& argv) {
   std::unique_ptr<policy_runtime> runtime(new policy_runtime());
+  auto signer = audit_signer(settings);
+  if (!signer) return error{signer.error_message()};
   config::policy rules = config::default_policy();
   if (!settings.policy_path.empty()) {
     auto loaded = config::load_policy(settings.policy_path);
@@ -62,6 +83,9 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
     options.redact_secrets = rules.secrets.redact_audit;
     options.max_string = 2048;
     options.max_depth = 12;
+    options.signer = *signer;
+    options.checkpoint_records = settings.audit_checkpoint_records;
+    options.checkpoint_interval = std::chrono::seconds(settings.audit_checkpoint_seconds);
     auto opened = proxy::audit_log::open(std::move(options));
     if (!opened) return error{opened.error_message()};
     runtime->audit_ = std::move(*opened);
@@ -90,8 +114,9 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
                              {"policy", rules.source},
                              {"lockfile", settings.lockfile_path}});
   }
-  spdlog::info("policy '{}' in {} mode{}", rules.source, config::to_string(mode),
-               settings.audit_log_path.empty() ? "" : "; audit log " + settings.audit_log_path);
+  spdlog::info("policy '{}' in {} mode{}{}", rules.source, config::to_string(mode),
+               settings.audit_log_path.empty() ? "" : "; audit log " + settings.audit_log_path,
+               *signer ? ", signed by key " + (*signer)->key_id() : "");
   return runtime;
 }
 

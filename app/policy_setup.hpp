@@ -1,6 +1,7 @@
 #pragma once
-// The proxy's policy options (--policy, --audit-log, --mode, --lockfile, --pin) and the runtime
-// they build: the audit log and the policy inspector, plus the session start/end records.
+// The proxy's policy options (--policy, --audit-log, --audit-sign-key, --mode, --lockfile, --pin)
+// and the runtime they build: the audit log and the policy inspector, plus the session start/end
+// records.
 // Single-threaded use from run_proxy; the audit log has its own writer thread.
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@ class App;
 
 namespace warden::proxy {
 class audit_log;
+class checkpoint_signer;
 class policy_inspector;
 }  // namespace warden::proxy
 
@@ -30,13 +32,22 @@ struct policy_settings {
   std::string pin;             // "", tofu, strict
   std::string audit_sync = "interval";
   std::uint64_t audit_rotate_mb = 64;
+  std::string audit_sign_key;  // Ed25519 private key (PEM): signed checkpoints
+  std::uint64_t audit_checkpoint_records = 1000;
+  std::uint64_t audit_checkpoint_seconds = 60;
+  // The key, read once when set (serve: before the first session); else start() reads it.
+  std::shared_ptr<const proxy::checkpoint_signer> audit_signer;
   // Without any of these options the proxy runs exactly as before (no policy inspector).
   bool enabled() const {
-    return !policy_path.empty() || !audit_log_path.empty() || !mode.empty() || !lockfile_path.empty() || !pin.empty();
+    return !policy_path.empty() || !audit_log_path.empty() || !mode.empty() || !lockfile_path.empty() || !pin.empty() ||
+           !audit_sign_key.empty();
   }
 };
 
 void add_policy_options(CLI::App& cli, policy_settings& settings);
+// The signer --audit-sign-key asks for (null without it): settings.audit_signer when already
+// read, else read now. Errors are for the user.
+result<std::shared_ptr<const proxy::checkpoint_signer>> audit_signer(const policy_settings& settings);
 
 class policy_runtime {
  public:

@@ -159,14 +159,19 @@ result<proxy::server_factory> make_server_factory(asio::io_context& context, con
 
 // Every HTTP session gets its own policy runtime (inspector, pins, audit records with its own
 // session id; the audit file is shared, its writer locks it per batch). The policy file is checked
-// once up front, so that a bad file stops serve instead of every session.
+// once up front, so that a bad file stops serve instead of every session; the signing key is read
+// once and shared.
 result<proxy::session_hook> make_policy_hook(const serve_settings& settings) {
   if (!settings.policy.enabled()) return proxy::session_hook{};
   if (!settings.policy.policy_path.empty())
     if (auto loaded = config::load_policy(settings.policy.policy_path); !loaded) return error{loaded.error_message()};
   const std::vector<std::string> identity =
       settings.upstream.enabled() ? std::vector<std::string>{settings.upstream.url} : settings.server.argv;
-  const policy_settings policy = settings.policy;
+  policy_settings policy = settings.policy;
+  // Read once: a key that goes missing later does not stop new sessions from signing.
+  auto signer = audit_signer(policy);
+  if (!signer) return error{signer.error_message()};
+  policy.audit_signer = std::move(*signer);
   return proxy::session_hook([policy, identity](proxy::session& session, const std::string& session_id) {
     auto started = policy_runtime::start(policy, identity);
     if (!started) {

@@ -54,6 +54,28 @@ std::string sha256_hex(std::string_view bytes) {
   return text;
 }
 
+std::string base64(std::string_view bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');  // EVP_EncodeBlock adds a NUL
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(bytes.data()),
+                                static_cast<int>(bytes.size()));
+  out.resize(static_cast<std::size_t>(n));
+  return out;
+}
+
+std::optional<std::string> base64_decode(std::string_view text) {
+  if (text.size() % 4 != 0 || text.size() > (std::size_t{1} << 30)) return std::nullopt;
+  std::string out(text.size() / 4 * 3, '\0');
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(text.data()),
+                                static_cast<int>(text.size()));
+  if (n < 0) return std::nullopt;
+  // EVP_DecodeBlock counts the padding as zero bytes and skips surrounding whitespace: the
+  // padding is taken off, and only a text that base64() would write back is accepted.
+  out.resize(static_cast<std::size_t>(n));
+  for (std::size_t pad = text.size(); pad > 0 && text[pad - 1] == '=' && !out.empty(); --pad) out.pop_back();
+  if (base64(out) != text) return std::nullopt;
+  return out;
+}
+
 namespace {
 
 std::string nlohmann_text(const nlohmann::json& value) {

@@ -15,7 +15,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include <spdlog/spdlog.h>
@@ -23,6 +22,7 @@
 #include "analysis/text.hpp"
 #include "config/digest.hpp"
 #include "config/lockfile.hpp"
+#include "proxy/audit_signer.hpp"
 #include "proxy/runtime_text.hpp"
 
 namespace warden::proxy {
@@ -478,22 +478,51 @@ bool audit_log::refresh_tail() {
   expected_size_ = end;
   if (torn_event) {
     torn_event->text("ts", config::utc_timestamp(), false);
-    std::string hash;
-    const std::string body = chain_record(*torn_event, ++seq_, last_hash_, hash);
-    if (write_all(fd_, body)) {
-      last_hash_ = std::move(hash);
-      expected_size_ += body.size();
-    } else if (::ftruncate(fd_, static_cast<off_t>(end)) != 0) {
-      // A partly written note must not stay: the next record would be appended to its torn end
-      // (seen on a full disk). If it cannot be cut off, nothing is written until it is.
-      expected_size_ = std::uint64_t(-1);
-    }
+    append_own(std::move(*torn_event));
   }
   return true;
 }
 
+// A partly written record must not stay: the next one would be appended to its torn end (seen on
+// a full disk). It is cut off; if it cannot be, nothing is written until refresh_tail() repairs it.
+bool audit_log::append_own(audit_record event) {
+  if (expected_size_ == std::uint64_t(-1)) return false;
+  std::string hash;
+  const std::string line = chain_record(event, seq_ + 1, last_hash_, hash);
+  if (!write_all(fd_, line)) {
+    if (::ftruncate(fd_, static_cast<off_t>(expected_size_)) != 0) expected_size_ = std::uint64_t(-1);
+    return false;
+  }
+  ++seq_;
+  last_hash_ = std::move(hash);
+  expected_size_ += line.size();
+  dirty_ = true;
+  count_unsigned();
+  return true;
+}
+
+void audit_log::write_checkpoint() {
+  if (!options_.signer || unsigned_records_ == 0) return;
+  auto checkpoint = options_.signer->checkpoint(seq_, last_hash_);
+  if (!checkpoint) {
+    spdlog::error("audit log '{}': {}", options_.path, checkpoint.error_message());
+    return;
+  }
+  if (append_own(std::move(*checkpoint))) unsigned_records_ = 0;  // else tried again when next due
+}
+
+void audit_log::checkpoint_if_due(bool closing) {
+  if (!options_.signer || unsigned_records_ == 0) return;
+  if (!closing && unsigned_records_ < options_.checkpoint_records &&
+      std::chrono::steady_clock::now() - first_unsigned_at_ < options_.checkpoint_interval)
+    return;
+  file_lock lock(fd_);
+  if (refresh_tail()) write_checkpoint();  // signs the head, whoever wrote it
+}
+
 void audit_log::rotate_if_needed() {
   if (options_.rotate_bytes == 0 || expected_size_ < options_.rotate_bytes) return;
+  write_checkpoint();  // each file then ends signed
   namespace fs = std::filesystem;
   std::error_code ec;
   const std::string base = options_.path;
@@ -512,13 +541,7 @@ void audit_log::rotate_if_needed() {
   ::flock(old_fd, LOCK_UN);
   ::close(old_fd);
   expected_size_ = 0;  // a fresh file: the chain continues from last_hash_
-  auto event = audit_record::from_json({{"event", "log_rotated"}, {"previous_file", base + ".1"}, {"ts", config::utc_timestamp()}}, false);
-  std::string hash;
-  const std::string body = chain_record(event, ++seq_, last_hash_, hash);
-  if (write_all(fd_, body)) {
-    last_hash_ = hash;
-    expected_size_ = body.size();
-  }
+  append_own(audit_record::from_json({{"event", "log_rotated"}, {"previous_file", base + ".1"}, {"ts", config::utc_timestamp()}}, false));
 }
 
 void audit_log::record(json event) { record(audit_record::from_json(std::move(event))); }
@@ -575,6 +598,7 @@ void audit_log::writer_loop() {
     }
     room_.notify_all();
     if (!batch.empty() || dropped > 0) write_batch(batch, dropped);
+    checkpoint_if_due(false);
     const auto now = std::chrono::steady_clock::now();
     if (dirty_ && (options_.sync == audit_sync::always ||
                    (options_.sync == audit_sync::interval && now - last_sync_ >= options_.sync_interval))) {
@@ -593,6 +617,7 @@ void audit_log::writer_loop() {
       wake_.wait_for(lock, options_.gather, [&] { return stopping_ || queue_.size() >= options_.queue_capacity; });
     }
   }
+  checkpoint_if_due(true);
   if (dirty_ && options_.sync != audit_sync::never) ::fdatasync(fd_);
 }
 
@@ -690,6 +715,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
     append_record(text, event, seq_ + 1, last_hash_, hash);
     ++seq_;
     last_hash_ = std::move(hash);
+    count_unsigned();
   };
   if (dropped > 0) {
     auto note = audit_record::from_json({{"event", "records_dropped"},
@@ -704,9 +730,12 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
     slices.step();
     append(item.event);
     ++in_text;
-    // Rotate inside a large batch too, so no file grows far past the limit.
-    if (options_.rotate_bytes && expected_size_ != std::uint64_t(-1) && expected_size_ + text.size() >= options_.rotate_bytes) {
+    // Rotate inside a large batch too, so no file grows far past the limit; and sign, so that a
+    // checkpoint follows every checkpoint_records records however they were batched.
+    const bool sign = options_.signer && unsigned_records_ >= options_.checkpoint_records;
+    if (sign || (options_.rotate_bytes && expected_size_ != std::uint64_t(-1) && expected_size_ + text.size() >= options_.rotate_bytes)) {
       flush();
+      if (sign) write_checkpoint();
       rotate_if_needed();
       seq_before = seq_;
       hash_before = last_hash_;
@@ -744,77 +773,6 @@ audit_stats audit_log::stats() const {
   s.not_announced = dropped_;
   s.closing = stopping_;
   return s;
-}
-
-// ---------------------------------------------------------------------------------------------
-
-verify_report verify_log(const std::string& path) {
-  verify_report report;
-  std::vector<std::string> files;
-  for (unsigned k = 1; k < 100000; ++k) {
-    const std::string rotated = path + "." + std::to_string(k);
-    std::error_code ec;
-    if (!std::filesystem::exists(rotated, ec)) break;
-    files.insert(files.begin(), rotated);
-  }
-  files.push_back(path);
-  std::string prev_hash;
-  std::uint64_t prev_seq = 0;
-  bool first = true;
-  for (std::size_t f = 0; f < files.size(); ++f) {
-    std::ifstream in(files[f], std::ios::binary);
-    if (!in) {
-      report.ok = false;
-      report.problem = files[f] + ": cannot open";
-      return report;
-    }
-    report.files.push_back(files[f]);
-    const bool last_file = f + 1 == files.size();
-    std::string line;
-    std::uint64_t number = 0;
-    while (std::getline(in, line)) {
-      ++number;
-      const bool unterminated = in.eof();  // no newline after this line: the file ends inside it
-      const std::string where = files[f] + ":" + std::to_string(number) + ": ";
-      const record_check check = check_record(line);
-      if (!check.ok) {
-        if (unterminated && last_file) {
-          report.torn_tail = where + "incomplete last record (" + std::to_string(line.size()) +
-                             " bytes, the writer stopped mid-write); not counted";
-          break;
-        }
-        report.ok = false;
-        report.problem = where + check.problem;
-        return report;
-      }
-      const std::uint64_t seq = check.body["seq"].get<std::uint64_t>();
-      const std::string prev = check.body["prev"].get<std::string>();
-      if (first) {
-        if (prev != genesis_hash)
-          report.notes.push_back(where + "the chain starts at seq " + std::to_string(seq) +
-                                 " whose predecessor is not in these files (older rotated files removed?)");
-        first = false;
-      } else if (prev != prev_hash || seq != prev_seq + 1) {
-        report.ok = false;
-        std::string why;
-        if (seq > prev_seq + 1)
-          why = "expected seq " + std::to_string(prev_seq + 1) + ", found seq " + std::to_string(seq) +
-                " (records deleted or moved)";
-        else if (seq <= prev_seq)
-          why = "seq " + std::to_string(seq) + " follows seq " + std::to_string(prev_seq) +
-                " (records reordered or duplicated)";
-        else
-          why = "the record before this one was replaced or edited";
-        report.problem = where + "chain broken: \"prev\" does not match the hash of the record before it; " + why;
-        return report;
-      }
-      prev_hash = check.hash;
-      prev_seq = seq;
-      ++report.records;
-      if (unterminated) report.notes.push_back(where + "last record has no trailing newline");
-    }
-  }
-  return report;
 }
 
 }  // namespace warden::proxy

@@ -19,6 +19,9 @@
 // fdatasync(2) follows per `sync` (default: at most once per second while records arrive, and at
 // close). Rotation: past `rotate_bytes` the file is renamed FILE.1 (FILE.1 -> FILE.2 ...) and the
 // new file's first record continues the chain from the last hash of the old one.
+// Signed checkpoints (with a `signer`, see audit_signer.hpp): the writer adds a "checkpoint" record
+// signing the chain head once `checkpoint_records` of its records are unsigned, once the oldest
+// of them is `checkpoint_interval` old, before a rotation and at close.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -35,6 +38,9 @@
 #include "analysis/result.hpp"
 
 namespace warden::proxy {
+
+class checkpoint_signer;
+class checkpoint_verifier;
 
 enum class audit_sync { never, interval, always };
 
@@ -55,6 +61,9 @@ struct audit_options {
   bool redact_secrets = false;
   std::size_t max_string = 0;  // 0: no cap
   std::size_t max_depth = 0;   // levels below the record (its members are level 1); 0: no cap
+  std::shared_ptr<const checkpoint_signer> signer;  // none: no checkpoints
+  std::uint64_t checkpoint_records = 1000;
+  std::chrono::milliseconds checkpoint_interval{60'000};
 };
 
 // A member's key. Nearly all are literals: those are checked at compile time to need no JSON
@@ -171,6 +180,12 @@ class audit_log {
   void write_batch(std::vector<entry>& batch, std::uint64_t dropped);
   bool refresh_tail();     // re-reads seq/hash when someone else appended (call under flock)
   void rotate_if_needed();
+  bool append_own(audit_record event);  // a record of the writer's own, written at once (under flock)
+  void write_checkpoint();               // under flock, tail fresh
+  void checkpoint_if_due(bool closing);
+  void count_unsigned() {
+    if (unsigned_records_++ == 0) first_unsigned_at_ = std::chrono::steady_clock::now();
+  }
 
   audit_options options_;
   int fd_ = -1;
@@ -180,6 +195,8 @@ class audit_log {
   std::string last_hash_;
   std::chrono::steady_clock::time_point last_sync_{};
   bool dirty_ = false;
+  std::uint64_t unsigned_records_ = 0;  // chained by this writer since its last checkpoint
+  std::chrono::steady_clock::time_point first_unsigned_at_{};
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
@@ -204,10 +221,16 @@ struct verify_report {
   std::string problem;              // first failure: "FILE:LINE: ..."
   std::string torn_tail;            // a torn last line (crash mid-write): reported, not a failure
   std::vector<std::string> notes;   // informational (chain starts in a removed file, ...)
+  // Checkpoints (checked only with keys): every one must verify, and at least one must be there.
+  std::uint64_t checkpoints = 0;      // seen; with keys, all verified
+  std::uint64_t signed_records = 0;   // with keys: records before the last checkpoint (its signature covers them)
+  std::uint64_t unsigned_tail = 0;    // with keys: records after the last checkpoint
+  std::string last_checkpoint;        // "FILE:LINE"
 };
 
-// Verifies FILE and its rotated predecessors (FILE.N ... FILE.1, oldest first) as one chain.
-verify_report verify_log(const std::string& path);
+// Verifies FILE and its rotated predecessors (FILE.N ... FILE.1, oldest first) as one chain; with
+// `keys`, also every checkpoint's signature (audit_verify.cpp).
+verify_report verify_log(const std::string& path, const checkpoint_verifier* keys = nullptr);
 
 // One complete record line -> its hash, or an explanation why it is not a record.
 struct record_check {

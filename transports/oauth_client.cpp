@@ -28,6 +28,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "config/digest.hpp"
+
 // GCC 12 at -O2 reports Asio's coroutine frame allocator (aligned_alloc, then its matching
 // operator delete) as mismatched in some coroutines here: a false positive of the inliner.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -318,16 +320,8 @@ std::map<std::string, std::string> parse_query(std::string_view query) {
   return out;
 }
 
-std::string base64(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(bytes.data()),
-                                static_cast<int>(bytes.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
 std::string base64url(std::string_view bytes) {
-  std::string out = base64(bytes);
+  std::string out = config::base64(bytes);
   for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
   while (!out.empty() && out.back() == '=') out.pop_back();
   return out;
@@ -513,7 +507,7 @@ struct client::impl : std::enable_shared_from_this<impl> {
                        std::vector<std::pair<std::string, std::string>>& fields) const {
     if (method == "client_secret_basic") {
       req.headers.emplace_back("Authorization",
-                               "Basic " + base64(percent_encode(c.client_id) + ":" + percent_encode(c.client_secret)));
+                               "Basic " + config::base64(percent_encode(c.client_id) + ":" + percent_encode(c.client_secret)));
     } else if (method == "client_secret_post") {
       fields.emplace_back("client_id", c.client_id);
       fields.emplace_back("client_secret", c.client_secret);
