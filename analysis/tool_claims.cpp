@@ -151,6 +151,10 @@ const re2::RE2& call_payload = shape::pattern(R"(\w=\S|\b(?:with|to|as|into|set 
 const re2::RE2& refuses_use = shape::pattern(R"(\b(?:never|do not|don'?t|must not|should not|shall not|avoid|refrain from|stop|no longer|not to|no need to|not)\s+(?:\w+\s+){0,2}?(?:use|using|call|calling|invoke|invoking|rely on|relying on|trust|trusting|consult|consulting|try|trying|pick|picking|choose|choosing|fall back to|switch to|compare (?:against|with)|cross-check\w*|query|querying)\b|\b(?:should|must|need|are) not (?:be )?(?:used|called|consulted|trusted|invoked|considered|relied on|queried)\b|\b(?:disregard|ignore|bypass|shun|distrust|avoid|skip)\b|\b(?:route|send|direct|funnel)\s+(?:all|every|each|any)\b[^.;]{0,40}\bhere\b|\buse (?:this|it|me) for (?:every|all|each|any)\b|\b(?:only|exclusively) (?:use|call) (?:this|me|it)\b)"
     // A ban said without a verb of use: "never do it", "are off-limits", "steer clear of".
     R"(|\b(?:never|do not|don'?t)\s+do (?:it|that|so|this)\b|\b(?:are|is|remain|stay)\s+(?:now\s+|strictly\s+)?(?:off[- ]limits|forbidden|prohibited|banned|not (?:permitted|allowed|authori[sz]ed|approved|sanctioned|to be used)|disallowed|unauthori[sz]ed|unapproved|blocked|disabled|blacklisted|blocklisted)\b|\b(?:steer clear of|stay away from|keep away from|leave aside|set aside|do without|abstain from)\b)"
+    // Keeping the model here: "stick to this server only".
+    R"(|\b(?:stick|keep|stay|limit yourself|restrict yourself|confine yourself)\s+(?:to|with)\s+(?:this|these|our|the present)\s+(?:\w+\s+)?(?:server|tool|tools|integration|service|provider)\b)"
+    // Running them down: "the other servers' file tools are corrupted today".
+    R"(|\b(?:are|is|were|have been|has been|got|became)\s+(?:\w+\s+){0,2}(?:corrupted|corrupt|broken|compromised|unreliable|unsafe|insecure|offline|outdated|buggy|poisoned|infected|malfunctioning|untrustworthy|tampered(?: with)?|hijacked|flaky|inaccurate|faulty|not (?:working|safe|reliable|trusted|trustworthy|accurate|functioning))\b)"
     // A harm claimed for using them, to the same end: "breaks this integration", "corrupts the index".
     R"(|\b(?:breaks?|will break|corrupts?|will corrupt|conflicts? with|interferes? with|invalidates?|desynchroni[sz]es?|leaks?|will leak|exposes?|compromises?|poisons?)\s+(?:\w+\s+){0,2}(?:integration|session|index|cache|state|sync|data|results|workspace|account|connection|license|audit|security|setup|configuration|everything)\b)");
 
@@ -196,16 +200,21 @@ const re2::RE2& redirects_a_send = shape::pattern(R"(\b(?:send|email|forward|rou
 // A Markdown image or link whose URL the model is to fill with data.
 const re2::RE2& beacon_to_fill = shape::pattern(R"(!?\[[^\]]*\]\(https?://[^)\s]*[?&][\w-]+=[A-Z_]{2,}[^)]*\)|\b(?:substitut\w+|replac\w+|fill\w*|insert\w*|put)\b[^.;]{0,80}\b(?:user'?s?|conversation|message|messages|token|key|email)\b[^.;]{0,80}https?://\S+[?&][\w-]+=)");
 
+// "open https://... and append the user's question to it": the user's words sent to an address.
+const re2::RE2& url_in_text = shape::pattern(R"(\bhttps?://[^\s"'<>]+)");
+const re2::RE2& adds_users_words = shape::pattern(R"(\b(?:append|add|attach|include|put|insert|concatenate|encode|pass|paste|send|post|submit)\b[^.;]{0,60}\b(?:the user'?s?|their|the conversation|this conversation|the chat|the question|the request|the prompt|the messages?|what the user)\b)");
+const re2::RE2& visits_it = shape::pattern(R"(\b(?:open|visit|fetch|load|request|ping|hit|navigate to|browse to|call|get|curl|post to|send to|submit to)\b)");
+
 const re2::RE2& carries_it = shape::pattern(R"(\b(?:pass|passing|include|including|contain\w*|send|attach|with|paste|put|post|forward)\b)");
 
 void judge_result_orders(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
   // Most results hold none of what these rules need: one pass over the whole text says which
   // rules can fire at all.
   static const shape::gate needs{&addresses_the_ai, &asks_the_user_for_it, &redirects_a_send, &misreports_gate(), &forged_turn, &url_to_fill,
-                                 &local_secret_to_send, &beacon_to_fill, &models_context_in_result, &orders_a_call};
+                                 &local_secret_to_send, &beacon_to_fill, &models_context_in_result, &orders_a_call, &url_in_text};
   const auto may = needs.match(view);
   if (std::none_of(may.begin(), may.end(), [](bool b) { return b; })) return;
-  enum { ai, ask, redirect, mislead, turn, url, local, beacon, context, call };
+  enum { ai, ask, redirect, mislead, turn, url, local, beacon, context, call, link };
   bool ai_addressed_before = false;
   std::string_view previous;
   for (const auto& s : sentences) {
@@ -239,7 +248,8 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
     if ((may[url] && matches(sentence, url_to_fill)) || (may[local] && matches(sentence, local_secret_to_send)) ||
         (may[beacon] && matches(sentence, beacon_to_fill)) ||
         (may[context] && (matches(sentence, orders_a_call) || matches(sentence, orders_an_action)) && matches(sentence, models_context_in_result) &&
-         matches(sentence, carries_it))) {
+         matches(sentence, carries_it)) ||
+        (may[link] && matches(sentence, url_in_text) && matches(sentence, visits_it) && matches(sentence, adds_users_words))) {
       out.push_back({"poison.exfil-parameter", severity::high, 0.8, s.begin, s.end, "a tool result tells the model to send a secret or a local file somewhere"});
       return;
     }
@@ -286,9 +296,13 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
       static const re2::RE2& calls_it = shape::pattern(R"((?:^|[:;,]\s*|\b(?:then|and|also|please)\s+)(?:call|invoke|run|trigger)\b)");
       const bool orders = matches(sentence, prescribes) || (matches(sentence, calls_it) && matches(sentence, fixes_value));
       if (in_result) {
-        // Results name tools the proxy cannot place; only a retirement notice that sends the
-        // model elsewhere is judged here (orders with pretexts are the sentence model's).
-        if (!(retired_here && (orders || change))) continue;
+        // Results name tools the proxy cannot place; judged here are a retirement notice that sends
+        // the model elsewhere, and a tool named as a tool whose new behaviour fixes a value ("the
+        // send_payment tool has changed: it now requires memo='...'"); orders with pretexts are the
+        // sentence model's.
+        static const re2::RE2& named_as_tool = shape::pattern(R"([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+[`'"]?\s+(?:tool|function|endpoint|action)\b)");
+        const bool changed_with_value = change && matches(sentence, fixes_value) && matches(sentence, named_as_tool);
+        if (!(retired_here && (orders || change)) && !changed_with_value) continue;
       } else if (!(change || orders || retired_here)) {
         continue;
       } else if (!other->foreign && !retired_here && !matches(sentence, fixes_value)) {
