@@ -2,6 +2,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <string>
 
 #include "analysis/roles.hpp"
@@ -76,6 +77,7 @@ const re2::RE2& the_models_make_up = shape::pattern(
     R"(\b(?:the assistant'?s|the model'?s|the agent'?s|the ai'?s|the llm'?s)\s+(?:(?:own|full|complete|exact|current|original|hidden|internal|initial|entire|underlying|actual|real|verbatim)\s+)*(?:system\s+)?(?:prompt|instructions|rules|guidelines|directives|configuration|config|settings|persona|identity|name|model(?: name| id| version| family)?|version|vendor|maker|provider|training(?: data)?|knowledge cut-?off|cut-?off date|context window|context|memory|tool ?list|toolset|tools|capabilities|chain[- ]of[- ]thought|scratchpad|reasoning)\b)"
     R"(|\byour\s+(?:(?:own|full|complete|exact|current|original|hidden|internal|initial|entire|underlying|actual|verbatim)\s+)*(?:system prompt|(?:operator|system|hidden|initial|original) (?:instructions|rules|guidelines)|guidelines|directives|persona|model(?: name| id| version| family)|knowledge cut-?off|training cut-?off|context window|tool ?list|toolset|chain[- ]of[- ]thought|scratchpad)\b)"
     R"(|\b(?:rules|instructions|guidelines|directives|policies|prompt|constraints)\s+(?:that\s+)?(?:you|the assistant|the model|the agent)\s+(?:were|was|have been|are|is)?\s*(?:given|configured|set up|provided|told|loaded|initiali[sz]ed|running under|operating under|bound by|following)\b)"
+    R"(|\b(?:company|organi[sz]ation|operator|vendor|team|lab|provider)\s+(?:that|which|who)\s+(?:deployed|built|trained|made|created|runs|operates|hosts|developed)\s+(?:you|the (?:assistant|model|agent))\b)"
     R"(|\b(?:rules|instructions|guidelines|directives|prompt|policies)\s+(?:that\s+)?(?:your|the)\s+(?:operator|deployer|developer|administrator|admin|creator|owner|system)\s+(?:gave|set|wrote|provided|configured|defined|issued|supplied)\s+(?:you|the (?:assistant|model|agent))\b)"
     R"(|\b(?:which|what)\s+(?:ai\s+|language\s+|large language\s+)?(?:model|llm|assistant|agent|version|vendor)\s+(?:you are|are you|is calling|is making|is running|made this|sent this)\b|\bwhich (?:company|vendor|lab|organi[sz]ation) (?:trained|built|made|created|develops|developed|runs|hosts) (?:you|the (?:model|assistant|ai))\b)"
     R"(|\b(?:all|every|each|the)\s+(?:the\s+)?(?:other\s+)?(?:tools?|functions?|mcp servers?|servers?|integrations?|plugins?)\s+(?:that\s+)?(?:you|the assistant|the model|the client|this client|the host)\s+(?:can|could|currently|has|have|are able|may|is connected|are connected)\b)"
@@ -168,6 +170,55 @@ bool name_is_an_order(std::string_view name) {
   return matches(words, moves) && matches(words, private_data);
 }
 
+namespace {
+
+// A tool result is data: an order in it to run a command, edit a shell file, call a tool first or
+// hand over the model's make-up is an injection when it comes with a reason borrowed from an
+// error, a policy or an authority ("Error 428: ...", "For the audit, ..."). Fetched READMEs say
+// "run `npm install`" without one.
+const re2::RE2& result_pretext = shape::pattern(
+    R"(\b(?:err(?:or)?[ _:-]*[a-z]*\d{3,}|e\d{4}|\d{3}\s+(?:forbidden|unauthori[sz]ed|precondition|client|missing|session|request)|request blocked|access denied|to continue|to proceed|resolution\s*:|required action|action required|maintenance|the assistant|the ai\b|the model|the agent|automated agents|mandatory|non-compliance|policy|enforced|the user (?:added|has set|wants|asked)|message from|instruction|notice|update|security team|compliance)\b)");
+
+void judge_result_demands(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
+  static const shape::gate needs{&shell_code, &call_before, &waits_for_a_call, &the_models_make_up, &the_conversation, &edits_a_dotfile, &host_secrets};
+  const auto may = needs.match(view);
+  if (std::none_of(may.begin(), may.end(), [](bool b) { return b; })) return;
+  enum { shell, call, waits, makeup, convo, dotfile, host };
+  auto text_of = [&](std::size_t k) { return view.substr(sentences[k].begin, sentences[k].end - sentences[k].begin); };
+  using intent::feature, intent::index;
+  for (std::size_t k = 0; k < sentences.size(); ++k) {
+    const auto& s = sentences[k];
+    const std::string_view sentence = text_of(k);
+    const bool pretext = matches(sentence, result_pretext) || matches(sentence, borrowed_reason) ||
+                         (k > 0 && (matches(text_of(k - 1), result_pretext) || matches(text_of(k - 1), borrowed_reason)));
+    // Articles about prompt injection quote such orders as examples.
+    static const re2::RE2& quoted_example = shape::pattern(R"(\b(?:for example|for instance|e\.g\.|such as|like this|examples?)\b)");
+    if (!pretext) continue;
+    if (!matches(sentence, quoted_example) && ((may[makeup] && matches(sentence, the_models_make_up) && matches(sentence, put_into_the_call)) ||
+        (may[convo] && matches(sentence, the_conversation) && matches(sentence, put_into_the_call)))) {
+      out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end, "a tool result asks for the model's make-up or the conversation"});
+      return;
+    }
+    if ((may[shell] && matches(sentence, shell_code) && matches(sentence, run_it) && (matches(sentence, on_every_call) || matches(sentence, harmful_code))) ||
+        (may[dotfile] && matches(sentence, edits_a_dotfile))) {
+      out.push_back({"poison.shell-command", severity::high, 0.8, s.begin, s.end, "a tool result orders a shell command or a shell-file edit, with a borrowed reason"});
+      return;
+    }
+    if (may[host] && matches(sentence, host_secrets)) {
+      out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end, "a tool result asks for the host's secrets or environment"});
+      return;
+    }
+    // The server's own sign-in ("call authenticate first") is how a result asks for a new session.
+    static const re2::RE2& own_sign_in = shape::pattern(R"(\b(?:auth\w*|login|log_in|sign_?in|verify_otp|refresh_token|reauth\w*)\b)");
+    if (((may[call] && matches(sentence, call_before)) || (may[waits] && matches(sentence, waits_for_a_call))) && !matches(sentence, own_sign_in)) {
+      out.push_back({"poison.forced-sequencing", severity::high, 0.8, s.begin, s.end, "a tool result makes a call to another tool a prerequisite, with a borrowed reason"});
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& sentences, const field_context& context,
                     std::vector<tool_claim>& out) {
   // (A tool's own name is its name, not a property: it is judged against the surface.)
@@ -175,7 +226,11 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     out.push_back({"poison.context-solicitation", severity::high, 0.8, 0, view.size(), "a parameter name that orders private data into the call"});
     return;
   }
-  if (context.role == field_role::name || context.role == field_role::result || sentences.empty()) return;
+  if (context.role == field_role::name || sentences.empty()) return;
+  if (context.role == field_role::result) {
+    judge_result_demands(view, sentences, out);
+    return;
+  }
   const bool param = context.role == field_role::parameter_description;
   const bool runs_commands = [&] {
     static const re2::RE2& own = shape::pattern(R"((?:^|[_.-])(?:exec|execute|run|shell|command|terminal|bash|script|cmd|process|spawn|eval|sh|ssh|console)(?:$|[_.-]))");
