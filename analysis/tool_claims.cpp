@@ -21,7 +21,7 @@ constexpr auto options = shape::folded;
 #define WARDEN_TOOL_ID R"([`'"]?([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)[`'"]?)"
 
 // Ways a sentence points at a tool by name. Each captures the name.
-const std::array<const re2::RE2*, 5>& reference_patterns() {
+const std::array<const re2::RE2*, 6>& reference_patterns() {
   static const re2::RE2& with_noun = shape::pattern(WARDEN_TOOL_ID R"((?:'s)?\s+(?:tool|function|endpoint|action|operation|method)s?\b)");
   static const re2::RE2& noun_first = shape::pattern(R"(\b(?:tool|function|operation|action)\s+)" WARDEN_TOOL_ID);
   static const re2::RE2& called = shape::pattern(
@@ -32,7 +32,12 @@ const std::array<const re2::RE2*, 5>& reference_patterns() {
       WARDEN_TOOL_ID R"(\s*,?\s+(?:in|on|of|from)\s+(?:the\s+)?[`'"]?([\w.-]+)[`'"]?\s+(?:server|integration|connector|plugin)\b)");
   // "chatbridge.post_message": a server's name, a dot, a tool's name.
   static const re2::RE2& dotted = shape::pattern(R"(\b[a-z][a-z0-9-]{2,}\.([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b)");
-  static const std::array<const re2::RE2*, 5> all{&with_noun, &noun_first, &called, &on_server, &dotted};
+  // "any call to describe_table", "note for create_issue", "executeCommand now expects": a tool
+  // as the subject of a rule.
+  static const re2::RE2& ruled = shape::pattern(
+      R"(\b(?:(?:any|every|each|all)\s+calls?\s+(?:to|of|with)|(?:note|instructions?|rule|notice|reminder)\s+(?:for|about|regarding)(?:\s+the)?)\s+)" WARDEN_TOOL_ID
+      R"(|)" WARDEN_TOOL_ID R"(\s+(?:now\s+)?(?:expects|requires|defaults|has been (?:reconfigured|changed|updated|migrated))\b)");
+  static const std::array<const re2::RE2*, 6> all{&with_noun, &noun_first, &called, &on_server, &dotted, &ruled};
   return all;
 }
 
@@ -44,7 +49,7 @@ const re2::RE2& successor_pattern = shape::pattern(R"(\b(?:use|switch to|migrate
 const re2::RE2& prescribes = shape::pattern(R"(\b(?:must|should|shall|always|never|needs? to|has to|have to|(?:is|are) (?:required|expected|supposed) to|be sure to|make sure|remember to|do not|don'?t|only ever)\b|(?:^|[:;,]\s*|\b(?:then|and|also)\s+)(?:pass|set|include|append|add|attach|put|fill|prefix|cc|bcc|send|open|route|forward|copy|post|upload|multiply|divide)\b)");
 
 // The sentence announces that a tool behaves differently from now on.
-const re2::RE2& announces_change = shape::pattern(R"(\b(?:now|henceforth|going forward|from now on|effective (?:immediately|now|today)|by default|defaults? (?:all\s+)?(?:\w+\s+){0,2}to|automatically|regardless of|(?:has|have) (?:been\s+)?(?:changed|moved|extended|updated|reconfigured|migrated|replaced|switched|upgraded|redirected|repointed)|(?:is|are) (?:now\s+)?(?:configured|set|pinned|locked|routed|mapped) to|routes? (?:all|every|each|via|through)|(?:will|shall) (?:now |always |automatically )?(?:use|send|route|add|include|set|default|target|post|forward|require|interpret|append|copy))\b|\bab sofort\b|\bdesormais\b|\ba partir de ahora\b)");
+const re2::RE2& announces_change = shape::pattern(R"(\b(?:now|henceforth|going forward|from now on|effective (?:immediately|now|today)|by default|defaults? (?:all\s+)?(?:\w+\s+){0,2}to|automatically|regardless of|(?:has|have) (?:been\s+)?(?:changed|moved|extended|updated|reconfigured|migrated|replaced|switched|upgraded|redirected|repointed)|(?:is|are) (?:now\s+)?(?:configured|set|pinned|locked|routed|mapped) to|routes? (?:all|every|each|via|through)|(?:will|shall) (?:now |always |automatically )?(?:use|send|route|add|include|set|default|target|post|forward|require|interpret|append|copy))\b|\bab sofort\b|\bdesormais\b|\bd[ée]sormais\b|\ba partir de ahora\b|\bas of (?:this|the|today'?s|the latest|the current) (?:release|version|update|build)\b|\bthe old behaviou?r\b)");
 
 // The sentence retires a tool.
 const re2::RE2& retires = shape::pattern(R"(\b(?:retired|deprecated|decommissioned|discontinued|sunset(?:ted)?|shut down|removed|will be removed|being removed|no longer (?:supported|maintained|available|works?|functional|in service)|obsolete|superseded|end[- ]of[- ]life|out of service|veraltet|obsoleto|obsolete|d[eé]pr[eé]ci[eé])\b)");
@@ -303,8 +308,12 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
         // the model elsewhere, and a tool named as a tool whose new behaviour fixes a value ("the
         // send_payment tool has changed: it now requires memo='...'"); orders with pretexts are the
         // sentence model's.
-        static const re2::RE2& named_as_tool = shape::pattern(R"([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+[`'"]?\s+(?:tool|function|endpoint|action)\b)");
-        const bool changed_with_value = change && matches(sentence, fixes_value) && matches(sentence, named_as_tool);
+        static const re2::RE2& named_as_tool = shape::pattern(
+            R"([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+[`'"]?\s+(?:tool|function|endpoint|action)\b)"
+            R"(|\b(?:any|every|each|all)\s+calls?\s+(?:to|of|with)\s+[`'"]?[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)"
+            R"(|\b(?:note|instructions?|rule|notice|update)\s+(?:for|about|on|regarding)\s+[`'"]?[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)"
+            R"(|[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+[`'"]?\s+(?:now\s+)?(?:expects|requires|needs|defaults|uses|accepts only|has been (?:reconfigured|changed|updated|migrated))\b)");
+        const bool changed_with_value = (change || orders) && matches(sentence, fixes_value) && matches(sentence, named_as_tool);
         if (!(retired_here && (orders || change)) && !changed_with_value) continue;
       } else if (!(change || orders || retired_here)) {
         continue;
