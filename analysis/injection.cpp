@@ -1758,7 +1758,7 @@ class evaluator {
       // A property name alone is judged by its shape (engine: side-channel names; pretexts: names
       // that are orders), not by the sentence model: "model_id", "agent_name" are ordinary fields.
       const bool weak = hit.routing || hit.p < cut.flag || context_.role == field_role::name ||
-                        !corroborated(s.on, view.substr(s.begin, s.end - s.begin));
+                        (context_.role != field_role::result && !corroborated(s.on, view.substr(s.begin, s.end - s.begin)));
       const auto known = std::find_if(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == rule; });
       if (known != result_.hits.end()) {
         // A structural rule already named it; a corroborated sentence still raises its level.
