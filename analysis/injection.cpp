@@ -1567,7 +1567,10 @@ class evaluator {
     std::set<std::string_view> families;
     for (const auto& h : legacy)
       if (h.level >= severity::medium) families.insert(h.rule_id);
-    const bool stacked = families.size() >= 2;
+    // In a long manual (a dozen sentences and more) every family turns up somewhere: co-occurrence
+    // in the whole text is no evidence there, and an attack inside one is a sentence's to show.
+    const bool manual = judged_.size() > 12;
+    const bool stacked = families.size() >= 2 && !manual;
     // Rules whose patterns name the attack's structure, not a phrase that honest docs share.
     // A forced first step counts when it carries a secret or something else the model is asked to do.
     static const std::set<std::string_view> structural{"shadow.cross-server-instruction", "poison.redirection"};
@@ -1579,6 +1582,10 @@ class evaluator {
     for (auto& h : legacy) {
       // A phrase rule with nothing outside the tool's function in any sentence is a report.
       if (!corroborated_ && h.level >= severity::high) {
+        h.level = severity::medium;
+        h.confidence = std::min(h.confidence, 0.6);
+      }
+      if (manual && h.rule_id == "poison.compound-injection" && h.level > severity::medium) {
         h.level = severity::medium;
         h.confidence = std::min(h.confidence, 0.6);
       }
@@ -1644,6 +1651,8 @@ class evaluator {
       // "use the object_id field", "with the mcp-do- prefix": a name that is data, not a tool.
       static const re2::RE2 names_data(R"(^\s*(?:field|fields|parameter|param|argument|arg|property|key|column|attribute|value|values|prefix|suffix|flag|option|header|variable|env|type|format|mode|scope|role|permission|grant|claim|label|tag|id)\b)", bank_options());
       if (re2::RE2::PartialMatch(input, names_data)) continue;
+      static const re2::RE2 dangling_data(R"(^[-_.]*[`'"]?\s*(?:prefix|suffix|field|parameter|key|flag|option|header|variable)\b)", bank_options());
+      if (re2::RE2::PartialMatch(input, dangling_data)) continue;
       // Docs cite a sibling without the server's prefix ("use list-properties" for
       // "hubspot-list-properties"), and servers list some tools only when the client has a
       // capability ("get-roots-list" beside "get-env"): in the server's own metadata, a name in
@@ -1814,7 +1823,11 @@ class evaluator {
     auto any = [&](std::initializer_list<std::size_t> ids) {
       return std::any_of(ids.begin(), ids.end(), [&](std::size_t i) { return on.test(i); });
     };
-    if (any({index(feature::url), index(feature::email_addr), index(feature::ip_addr), index(feature::dotfile), index(feature::cmd_syntax),
+    // "Author's email address (e.g. user@example.com)": an address given as the format of the value.
+    static const re2::RE2 example_value(R"(\b(?:e\.g\.?|eg|for example|for instance|such as|example)\s*[:,(]?\s*["'`]?(?:[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\d{1,3}(?:\.\d{1,3}){3}))", bank_options());
+    const bool example = re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), example_value);
+    if (!example && any({index(feature::url), index(feature::email_addr), index(feature::ip_addr)})) return true;
+    if (any({index(feature::dotfile), index(feature::cmd_syntax),
              index(feature::export_var), index(signal::sensitive_path), index(signal::read_secret), index(signal::user_secret),
              index(signal::phished_secret), index(signal::model_self), index(feature::model_identity), index(feature::user_identity),
              index(feature::location_grab), index(feature::names_foreign), index(feature::names_unknown_tool), index(signal::deceive),
