@@ -77,6 +77,7 @@ const re2::RE2& the_models_make_up = shape::pattern(
     R"(\b(?:the assistant'?s|the model'?s|the agent'?s|the ai'?s|the llm'?s)\s+(?:(?:own|full|complete|exact|current|original|hidden|internal|initial|entire|underlying|actual|real|verbatim)\s+)*(?:system\s+)?(?:prompt|instructions|rules|guidelines|directives|configuration|config|settings|persona|identity|name|model(?: name| id| version| family)?|version|vendor|maker|provider|training(?: data)?|knowledge cut-?off|cut-?off date|context window|context|memory|tool ?list|toolset|tools|capabilities|chain[- ]of[- ]thought|scratchpad|reasoning)\b)"
     R"(|\byour\s+(?:(?:own|full|complete|exact|current|original|hidden|internal|initial|entire|underlying|actual|verbatim)\s+)*(?:system prompt|(?:operator|system|hidden|initial|original) (?:instructions|rules|guidelines)|guidelines|directives|persona|model(?: name| id| version| family)|knowledge cut-?off|training cut-?off|context window|tool ?list|toolset|chain[- ]of[- ]thought|scratchpad)\b)"
     R"(|\b(?:rules|instructions|guidelines|directives|policies|prompt|constraints)\s+(?:that\s+)?(?:you|the assistant|the model|the agent)\s+(?:were|was|have been|are|is)?\s*(?:given|configured|set up|provided|told|loaded|initiali[sz]ed|running under|operating under|bound by|following)\b)"
+    R"(|\b(?:the\s+)?(?:ai|llm|language model|model|assistant|agent|bot)\s+(?:that is\s+|which is\s+)?(?:making|sending|issuing|calling|invoking|running|using)\s+(?:this|the)\s+(?:request|call|tool|function)\b|\bthe\s+(?:calling|invoking|requesting)\s+(?:ai|llm|model|assistant|agent)\b)"
     R"(|\b(?:company|organi[sz]ation|operator|vendor|team|lab|provider)\s+(?:that|which|who)\s+(?:deployed|built|trained|made|created|runs|operates|hosts|developed)\s+(?:you|the (?:assistant|model|agent))\b)"
     R"(|\b(?:rules|instructions|guidelines|directives|prompt|policies)\s+(?:that\s+)?(?:your|the)\s+(?:operator|deployer|developer|administrator|admin|creator|owner|system)\s+(?:gave|set|wrote|provided|configured|defined|issued|supplied)\s+(?:you|the (?:assistant|model|agent))\b)"
     R"(|\b(?:which|what)\s+(?:ai\s+|language\s+|large language\s+)?(?:model|llm|assistant|agent|version|vendor)\s+(?:you are|are you|is calling|is making|is running|made this|sent this)\b|\bwhich (?:company|vendor|lab|organi[sz]ation) (?:trained|built|made|created|develops|developed|runs|hosts) (?:you|the (?:model|assistant|ai))\b)"
@@ -88,7 +89,8 @@ const re2::RE2& the_conversation = shape::pattern(
     R"(|\bthe user'?s\s+(?:previous|prior|earlier|past|other|recent|first|older)\s+(?:questions?|messages?|requests?|prompts?|replies|words|turns)\b)"
     R"(|\b(?:this|the|our|current|whole|entire)\s+(?:conversation|chat|dialogue|dialog|thread|exchange)(?:'s)?\s+(?:so far|history|log|transcript|contents?|text|record|up to now|until now)\b)"
     R"(|\b(?:previous|prior|earlier|past|last|recent|preceding)\s+(?:\w+\s+)?(?:messages|turns|exchanges|questions|prompts|replies)\b)"
-    R"(|\b(?:recap|summary|transcript|log|history|digest)\s+of\s+(?:the\s+|this\s+|our\s+|your\s+)?(?:conversation|chat|dialogue|session|discussion|exchange|everything)\b)");
+    R"(|\b(?:recap|summary|transcript|log|history|digest)\s+of\s+(?:the\s+|this\s+|our\s+|your\s+)?(?:conversation|chat|dialogue|session|discussion|exchange|everything)\b)"
+    R"(|\b(?:inferred|deduced|guessed|taken|gathered|drawn|extracted|derived|collected|worked out)\s+from\s+(?:the\s+|this\s+|our\s+|your\s+)?(?:conversation|chat|dialogue|context|session|history|earlier messages)\b|\bexchanged with the user\b)");
 // Put into a field, sent or told.
 const re2::RE2& put_into_the_call = shape::pattern(R"(\b(?:set|put|fill|include|add|append|prepend|write|copy|paste|insert|place|embed|attach|enter|record|report|state|list|describe|provide|supply|pass|send|give|mention|share|carry|contain|hold|store|log|submit|start|begin|prefix|repeat|restate|explain|summari[sz]e|tell|disclose|reveal|output|echo|dump|transcribe|forward|upload)\b)");
 
@@ -316,12 +318,13 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     }
     // The model's make-up, or the conversation beyond this request, ordered into the call. A chat,
     // memory or LLM tool may take a conversation by design; none needs the model's own prompt.
-    if (may[makeup] && matches(sentence, the_models_make_up) && matches(sentence, put_into_the_call) && !llm_tool) {
+    // (A parameter's description says what goes into it: there the object alone is the order.)
+    if (may[makeup] && matches(sentence, the_models_make_up) && (param || matches(sentence, put_into_the_call)) && !llm_tool) {
       out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end,
                      "asks for the model's own prompt, rules, identity or tool list to be put into the call"});
       continue;
     }
-    if (may[convo] && matches(sentence, the_conversation) && matches(sentence, put_into_the_call) && !conversation_tool) {
+    if (may[convo] && matches(sentence, the_conversation) && (param || matches(sentence, put_into_the_call)) && !conversation_tool) {
       out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end,
                      "asks for the conversation beyond this request to be put into the call"});
       continue;
