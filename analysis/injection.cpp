@@ -1641,7 +1641,7 @@ class evaluator {
       joined = sentence_text[i] == '-' && ascii_alnum(sentence_text[i - 1]) && ascii_alnum(sentence_text[i + 1]);
     if (!joined) return;
     static const re2::RE2 called(
-        R"((?:\b(?:call|calling|invoke|invoking|use|using|run|running|trigger|via|through|with|until|unless|once)\s+(?:the\s+)?)[`'"]?([a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+)[`'"]?)",
+        R"((?:\b(?:call|calling|invoke|invoking|use|using|run|running|trigger|via|through|with|until|unless|once|after|before|prior to|go to|goes to)\s+(?:the\s+)?|(?:\(\d\)|\b\d[.)])\s*)[`'"]?([a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+)[`'"]?)",
         bank_options());
     re2::StringPiece input(sentence_text.data(), sentence_text.size());
     std::string name;
@@ -1889,14 +1889,14 @@ class evaluator {
   // reason (analysis/pretexts.hpp): each raises its rule's level.
   void claims_about_other_tools() {
     auto claims = judge_tool_claims(norm_.view(), judged_, context_, names());
-    judge_pretexts(norm_.view(), judged_, context_, claims);
+    judge_pretexts(norm_.view(), judged_, context_, names(), claims);
     const std::size_t own_claims = claims.size();
     // The same shapes spelt to dodge matching ("s-e-n-d", "r34d"): judged on the de-obfuscated
     // copies, with the whole text as evidence.
     for (const auto& alt : alternative_views_) {
       const auto sentences = intent::split_sentences(alt);
       auto more = judge_tool_claims(alt, sentences, context_, names());
-      judge_pretexts(alt, sentences, context_, more);
+      judge_pretexts(alt, sentences, context_, names(), more);
       for (auto& claim : more) claim.message += " (in obfuscated spelling)";
       claims.insert(claims.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
     }

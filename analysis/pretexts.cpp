@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analysis/roles.hpp"
+#include "analysis/text.hpp"
 #include "analysis/shape_match.hpp"
 
 namespace warden::analysis {
@@ -36,10 +37,13 @@ const re2::RE2& call_before = shape::pattern(R"(\b(?:before|prior to|ahead of|af
       R"(|)" WARDEN_TOOL_ID R"(\s+(?:has to|must|needs to|should|is to|shall)\s+(?:always\s+)?be\s+(?:called|invoked|run|used)\b)"
       R"(|\brequires?\s+)" WARDEN_TOOL_ID R"(\s+to\s+be\s+(?:called|invoked|run)\b)");
 // "Never call X until `y` has been called": this tool made to wait on another call.
-const re2::RE2& waits_for_a_call = shape::pattern(R"(\b(?:until|unless|only (?:after|once|when)|not before|as long as)\s+(?:the\s+)?)" WARDEN_TOOL_ID
-      R"(\s+(?:tool\s+)?(?:has|have|had)?\s*(?:been|is|was|gets|got)?\s*(?:called|run|invoked|executed|completed|succeeded|returned|confirmed)\b)"
-      R"(|)" WARDEN_TOOL_ID R"(\s+(?:is|must be|has to be|needs to be|should be)\s+(?:always\s+)?(?:called|invoked|run|executed)\s+(?:first|beforehand|before)\b)"
-      R"(|\b(?:only|first)\s+(?:after|once)\s+(?:calling|invoking|running)\s+(?:the\s+)?)" WARDEN_TOOL_ID);
+const re2::RE2& waits_for_a_call = shape::pattern(R"(\b(?:until|unless|after|once|not before|as long as)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+      R"(\s+(?:tool\s+)?(?:has|have|had)?\s*(?:been|is|was|gets|got)?\s*(?:called|run|invoked|executed|completed|finished|succeeded|returned|confirmed|done)\b)"
+      R"(|)" WARDEN_TOOL_ID R"(\s+(?:is|must be|has to be|needs to be|should be|gets|has been)\s+(?:always\s+)?(?:called|invoked|run|executed)\b[^.;]{0,40}\b(?:first|beforehand|before|prior)\b)"
+      R"(|\b(?:only|first)\s+(?:after|once)\s+(?:calling|invoking|running)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+      // "Required sequence: (1) `identity_sync` (2) ...", "the first call of every session must go to `x`"
+      R"(|(?:\(1\)|\b1[.)]|\bstep (?:1|one)\b)\s*:?\s*(?:call\s+|run\s+|invoke\s+)?)" WARDEN_TOOL_ID
+      R"(|\bfirst (?:call|step|action|request|invocation)\b[^.;]{0,40}\b(?:go(?:es)? to|be|is|to|target)\s+(?:the\s+)?)" WARDEN_TOOL_ID);
 #undef WARDEN_TOOL_ID
 
 const re2::RE2& carries_data = shape::pattern(R"(\b(?:include|including|pass|passing|copy|copying|paste|forward|log|attach|put|place|embed|append|add|send|post|store|record|quote|mirror)\b[^.;]{0,100}\b(?:in|into|to|with|as|under|on)\b|\b(?:passing|supplying|providing|giving|sending|attaching|including|carrying)\b|\bwith (?:the|their|your|its|his|her|every|all|any|each)\b|\btogether with\b)");
@@ -221,8 +225,35 @@ void judge_result_demands(std::string_view view, const std::vector<intent::sente
 
 }  // namespace
 
+namespace {
+
+// A joined name in the sentence that is neither this tool, one of its server's tools (or of their
+// family: "get_" of "get_env"), another server's tool, nor one of the server's arguments.
+bool names_a_tool_from_nowhere(std::string_view sentence, const field_context& context, const tool_name_index& names) {
+  static const re2::RE2& joined = shape::pattern(R"(\b([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)\b)");
+  re2::StringPiece input(sentence.data(), sentence.size());
+  std::string name;
+  const std::string own = text::lower_ascii(context.own_name);
+  while (re2::RE2::FindAndConsume(&input, joined, &name)) {
+    name = text::lower_ascii(name);
+    if (name == own || names.siblings.count(name) || names.sibling_tails.count(name) || names.foreign.count(name)) continue;
+    if (context.own_params && context.own_params->count(squashed_name(name))) continue;
+    const auto cut = name.find_first_of("-_");
+    if (names.sibling_families.count(name.substr(0, cut + 1))) continue;
+    return true;
+  }
+  return false;
+}
+
+// A consequence threatened for not complying is a borrowed reason too ("otherwise the request is
+// rejected", "calls out of order are discarded").
+const re2::RE2& threatened_failure = shape::pattern(
+    R"(\b(?:otherwise|or else|else)\b[^.;]{0,60}\b(?:rejected|discarded|dropped|fails?|blocked|denied|refused|flagged|marked|ignored|invalid|unverified)\b|\b(?:calls?|requests?)\s+(?:made\s+)?(?:out of order|without (?:it|this|that))\s+(?:are|is|will be|get)\s+(?:\w+\s+)?(?:rejected|discarded|dropped|blocked|denied|refused|ignored)\b)");
+
+}  // namespace
+
 void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& sentences, const field_context& context,
-                    std::vector<tool_claim>& out) {
+                    const tool_name_index& names, std::vector<tool_claim>& out) {
   // (A tool's own name is its name, not a property: it is judged against the surface.)
   if (context.role == field_role::name && !sentences.empty() && view != context.own_name && name_is_an_order(view)) {
     out.push_back({"poison.context-solicitation", severity::high, 0.8, 0, view.size(), "a parameter name that orders private data into the call"});
@@ -296,11 +327,12 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     }
     // A prerequisite call to a tool that no server here offers, with a borrowed reason: servers
     // sequence their own tools; a gate on a tool from nowhere is where a fake check is hidden.
-    const bool names_no_tool_here = s.on.test(index(feature::names_unknown_tool)) || s.on.test(index(feature::names_foreign));
-    if (names_no_tool_here && ((may[call] && matches(sentence, call_before)) || (may[waits] && matches(sentence, waits_for_a_call)))) {
+    if (((may[call] && matches(sentence, call_before)) || (may[waits] && matches(sentence, waits_for_a_call))) &&
+        (s.on.test(index(feature::names_unknown_tool)) || s.on.test(index(feature::names_foreign)) || names_a_tool_from_nowhere(sentence, context, names))) {
       const std::string_view after = k + 1 < sentences.size() ? view.substr(sentences[k + 1].begin, sentences[k + 1].end - sentences[k + 1].begin) : std::string_view{};
       const std::string_view prior = k > 0 ? view.substr(sentences[k - 1].begin, sentences[k - 1].end - sentences[k - 1].begin) : std::string_view{};
-      if (matches(sentence, borrowed_reason) || matches(prior, borrowed_reason) || matches(after, borrowed_reason)) {
+      auto reason = [&](std::string_view t) { return matches(t, borrowed_reason) || matches(t, threatened_failure); };
+      if (reason(sentence) || reason(prior) || reason(after)) {
         out.push_back({"poison.forced-sequencing", severity::high, 0.8, s.begin, s.end,
                        "makes this tool wait on a call to a tool no server here offers, for a borrowed reason"});
         continue;

@@ -19,8 +19,10 @@
 namespace warden::analysis {
 
 // Appends findings (byte ranges in the normalised view) to `out`.
+// `names`: the tools of this server and of the others, to tell a prerequisite call to one of them
+// from a call to a tool from nowhere.
 void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& sentences, const field_context& context,
-                    std::vector<tool_claim>& out);
+                    const tool_name_index& names, std::vector<tool_claim>& out);
 
 // Whether a sentence tells the model to report to the user something other than what happened
 // ("tell the user no action was needed", "only mention the address the user gave").
