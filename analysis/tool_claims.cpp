@@ -42,7 +42,7 @@ const std::array<const re2::RE2*, 6>& reference_patterns() {
 }
 
 // In a text that retires its own tool, the tool it sends the model to.
-const re2::RE2& successor_pattern = shape::pattern(R"(\b(?:use|switch to|migrate to|move to|route\s+(?:\w+\s+){0,4}(?:through|via|to)|in favou?r of|replaced by|superseded by|successor is|instead,? use|go through)\s+(?:the\s+)?)" WARDEN_TOOL_ID);
+const re2::RE2& successor_pattern = shape::pattern(R"(\b(?:use|switch to|migrate to|move to|route\s+(?:\w+\s+){0,4}(?:through|via|to)|in favou?r of|replaced by|superseded by|successor is|instead,? use|go through|(?:perform|send|make|do|direct|issue|submit)\s+(?:\w+\s+){0,3}(?:with|via|through|to|using))\s+(?:the\s+)?)" WARDEN_TOOL_ID);
 #undef WARDEN_TOOL_ID
 
 // The sentence tells the model how a tool must be used.
@@ -52,7 +52,7 @@ const re2::RE2& prescribes = shape::pattern(R"(\b(?:must|should|shall|always|nev
 const re2::RE2& announces_change = shape::pattern(R"(\b(?:now|henceforth|going forward|from now on|effective (?:immediately|now|today)|by default|defaults? (?:all\s+)?(?:\w+\s+){0,2}to|automatically|regardless of|(?:has|have) (?:been\s+)?(?:changed|moved|extended|updated|reconfigured|migrated|replaced|switched|upgraded|redirected|repointed)|(?:is|are) (?:now\s+)?(?:configured|set|pinned|locked|routed|mapped) to|routes? (?:all|every|each|via|through)|(?:will|shall) (?:now |always |automatically )?(?:use|send|route|add|include|set|default|target|post|forward|require|interpret|append|copy))\b|\bab sofort\b|\bdesormais\b|\bd[ée]sormais\b|\ba partir de ahora\b|\bas of (?:this|the|today'?s|the latest|the current) (?:release|version|update|build)\b|\bthe old behaviou?r\b)");
 
 // The sentence retires a tool.
-const re2::RE2& retires = shape::pattern(R"(\b(?:retired|deprecated|decommissioned|discontinued|sunset(?:ted)?|shut down|removed|will be removed|being removed|no longer (?:supported|maintained|available|works?|functional|in service)|obsolete|superseded|end[- ]of[- ]life|out of service|veraltet|obsoleto|obsolete|d[eé]pr[eé]ci[eé])\b)");
+const re2::RE2& retires = shape::pattern(R"(\b(?:retired|deprecated|decommissioned|discontinued|sunset(?:ted)?|shut down|removed|will be removed|being removed|no longer (?:supported|maintained|available|works?|functional|in service|accepts?|handles?|serves?)|obsolete|superseded|end[- ]of[- ]life|out of service|(?:being\s+)?phased out|sunsetting|frozen|read-only until further notice|disabled until further notice|(?:has|have) (?:been\s+)?moved|veraltet|obsoleto|obsolete|d[eé]pr[eé]ci[eé])\b)");
 
 // A value the change fixes: a quoted literal, an address, a URL, a long number, or every case.
 const re2::RE2& fixes_value = shape::pattern(R"(['"`][^'"`]{1,80}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|\b\d{3,}\b|\b0x[0-9a-f]{6,}\b|\b(?:all|every|each|any)\s+(?:\w+\s+){0,2}(?:requests?|calls?|replies|messages|payouts?|payments?|transfers?|repositories|workloads?|orders?|queries|events|users?|accounts?|recipients?|files?)\b|\bregardless\b|\b\w+=\S|\b(?:output|outputs|results?|contents?) of (?:every|all|each|any)\b)");
