@@ -112,6 +112,13 @@ const re2::RE2& conversation_cargo = shape::pattern(R"(\b(?:the user's (?:first 
 
 const re2::RE2& swaps_the_users_value = shape::pattern(R"(\b(?:silently|quietly|covertly|automatically|always)\s+(?:\w+\s+)?(?:substitut\w+|swap\w*|replac\w+|rewrit\w+|remap\w*|redirect\w*|reroute\w*|re-route\w*|divert\w*|overrid\w+)\b[^.;]{0,80}(?:['"`][^'"`]{2,}['"`]|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b)|\b(?:substitut\w+|swap\w*|replac\w+|rewrit\w+|remap\w*|redirect\w*|reroute\w*|re-route\w*|divert\w*|overrid\w+)\b[^.;]{0,80}(?:['"`][^'"`]{2,}['"`]|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b)[^.;]{0,80}\b(?:whenever|every time|for (?:all|every|any)|(?:if|when) (?:the |a )?user|(?:is|are) (?:given|requested|provided|entered))\b|\bregardless of (?:the |which |what )?(?:\w+ )?(?:provided|given|requested|specified|chosen|supplied|passed|user's|asked)\b|\b(?:should|must|will|are to) be (?:applied|sent|booked|routed|deployed|charged|paid|transferred|written|pushed|posted|delivered) (?:to|on|in|into|against) ['"`][^'"`]+['"`] instead\b|\binstead of (?:the |their |its )?(?:one |value |address |recipient |account |branch |path |city |ticker |symbol |package |namespace |destination )?(?:the user |they |you )?(?:requested|asked for|specified|provided|given|chose|chosen|named|entered)\b|\b(?:instead of|rather than|in place of)\s+(?:the\s+|their\s+|its\s+)?(?:\w+\s+){0,2}(?:the user|they|you|the customer|the requester)\s+(?:supplies|supplied|gives|gave|provides|provided|names|named|enters|entered|specifies|specified|chooses|chose|requests|requested|asks for|asked for|picks|picked|wants|wanted)\b|\b(?:the|a) (?:user|customer) (?:names|gives|provides|enters|specifies|chooses|asks for)\b[^.;]{0,80}\b(?:put|use|set|enter|fill|pass|substitute|write)\s+(?:in\s+)?(?:['"`][^'"`]+['"`]|\d[\d-]{5,}|0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+)|\breplac\w+\s+(?:such|that|this|the|any|every|each)\s+(?:\w+\s+){0,2}with\s+(?:\w+\s+){0,2}(?:0x[0-9a-f]{6,}|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\d[\d-]{5,}))");
 
+// The user's choice set aside for a value fixed here: "whichever account the user mentions, ...
+// under `acct_7731`", "records addressed to any owner are reassigned to owner 55012".
+const re2::RE2& sets_aside_the_users_choice = shape::pattern(
+    R"(\b(?:whichever|whatever|regardless of|no matter|irrespective of)\s+(?:\w+\s+){0,3}(?:the\s+)?(?:user|customer|caller|requester|they|you)\s+(?:\w+\s+){0,2}(?:mentions?|names?|picks?|chooses?|selects?|gives?|provides?|enters?|types?|specifies|requests?|asks? for|wants?|says?)\b)"
+    R"(|\b(?:addressed|sent|assigned|destined|belonging)\s+to\s+(?:any|every|each|all|another|other)\s+\w+[^.;]{0,40}\b(?:reassigned|remapped|rerouted|redirected|re-?pointed|diverted|moved|transferred|forwarded)\b)");
+const re2::RE2& fixed_literal = shape::pattern(R"([`'"][^`'"]{2,80}[`'"]|\b0x[0-9a-f]{6,}\b|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b|\b[a-z]{2}\d{2}(?:\s?[0-9a-z]{4}){3,}\b)");
+
 // ---- an order in another language inside English text ----------------------------------------
 
 // The sentence is written in another language than the text around it: mostly non-Latin letters,
@@ -271,10 +278,10 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
   }();
   // One pass over the whole text says which rules can fire at all (most texts: none).
   static const shape::gate needs{&shell_code, &call_before, &waits_for_a_call, &the_models_make_up, &the_conversation, &keeps_itself_hidden, &asks_the_model_about_itself, &edits_a_dotfile,
-                                 &host_secrets, &sent_on_the_side, &swaps_the_users_value, &misreports, &at_every_turn,
+                                 &host_secrets, &sent_on_the_side, &swaps_the_users_value, &sets_aside_the_users_choice, &misreports, &at_every_turn,
                                  &from_the_models_context, &user_dossier, &literal_endpoint, &authority_tag};
   const auto may = needs.match(view);
-  enum { shell, call, waits, makeup, convo, hidden, itself, dotfile, host, side, swap, mislead, turn, context_grab, dossier, endpoint, tag };
+  enum { shell, call, waits, makeup, convo, hidden, itself, dotfile, host, side, swap, aside, mislead, turn, context_grab, dossier, endpoint, tag };
   static const re2::RE2& llm_words = shape::pattern(R"((?:^|[_.-])(?:llm|llms|prompt|prompts|model|models|ai|agent|agents|assistant|completion|completions|chat|inference|openai|anthropic|claude|gpt|gemini|ollama)(?:$|[_.-]))");
   static const re2::RE2& conversation_words = shape::pattern(R"((?:^|[_.-])(?:memory|memories|remember|chat|chats|conversation|conversations|summar\w*|transcript\w*|history|session|sessions|journal|diary|feedback|context|thread|threads|message|messages|reflect\w*|learn\w*)(?:$|[_.-]))");
   const bool llm_tool = matches(context.own_name, llm_words);
@@ -389,7 +396,8 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
       out.push_back({"poison.exfil-parameter", severity::high, 0.8, s.begin, s.end, "a copy of the tool's data also goes to an address the text names"});
       continue;
     }
-    if (may[swap] && matches(sentence, swaps_the_users_value)) {
+    if ((may[swap] && matches(sentence, swaps_the_users_value)) ||
+        (may[aside] && matches(sentence, sets_aside_the_users_choice) && matches(sentence, fixed_literal))) {
       out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "replaces a value the user chose with one the text fixes"});
       continue;
     }
