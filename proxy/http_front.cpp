@@ -15,6 +15,7 @@
 #include <set>
 #include <spdlog/spdlog.h>
 
+#include "metrics/warden_metrics.hpp"
 #include "proxy/jsonrpc.hpp"
 #include "transports/beast_stream.hpp"
 #include "transports/http_server.hpp"
@@ -378,6 +379,10 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
     if (hook_) hook_(*s->relay, s->id);
     if (kind != session_kind::stateless) sessions_[s->id] = s;
     ++live_sessions_;
+    if (options_.metrics) {
+      options_.metrics->sessions_opened.inc();
+      options_.metrics->sessions_active.add(1);
+    }
     asio::co_spawn(executor_, run_session(shared_from_this(), s), asio::detached);
     return s;
   }
@@ -392,6 +397,7 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
     s->end_all_streams();
     if (auto it = self->sessions_.find(s->id); it != self->sessions_.end() && it->second == s) self->sessions_.erase(it);
     --self->live_sessions_;
+    if (self->options_.metrics) self->options_.metrics->sessions_active.sub(1);
     self->stopped_wait_.cancel();
     // run() returns only after the session's last coroutine: it can go now (this also breaks the
     // reference cycle front_session -> relay -> front_reader/writer -> front_session).

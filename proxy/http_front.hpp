@@ -18,6 +18,10 @@
 #include "transports/http_listen.hpp"
 #include "transports/server_link.hpp"
 
+namespace warden::metrics {
+struct warden_metrics;
+}
+
 namespace warden::proxy {
 
 struct http_front_options {
@@ -31,6 +35,7 @@ struct http_front_options {
   std::size_t replay_bytes = 1u << 20;          // kept for Last-Event-ID: per stream, and by all finished ones
   std::chrono::milliseconds idle_timeout{600000};   // a session with no requests and no stream is ended
   std::chrono::milliseconds shutdown_grace{8000};   // on stop(): wait for sessions to end
+  metrics::warden_metrics* metrics = nullptr;       // sessions opened and active; null: not counted
 };
 
 // Makes the server side of a new session; the error is shown to the client (HTTP 502).
