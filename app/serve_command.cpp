@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fcntl.h>
+#include <optional>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "app/listen_options.hpp"
 #include "app/logging.hpp"
 #include "app/memory_return.hpp"
+#include "app/metrics_setup.hpp"
 #include "app/upstream_options.hpp"
 #include "app/version.hpp"
 #include "proxy/http_front.hpp"
@@ -36,6 +38,7 @@ struct serve_settings {
   transports::child_spec server;
   upstream_settings upstream;
   policy_settings policy;  // applied to every session, as for the stdio proxy
+  metrics_settings metrics;
   std::string log_file;
   std::string log_level = "info";
   std::string server_log_path;
@@ -72,6 +75,7 @@ result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
   cli.add_flag("--no-enumerate", no_enumerate, "Do not list the surface on our own");
   add_upstream_options(cli, settings.upstream);
   add_policy_options(cli, settings.policy);
+  add_metrics_options(cli, settings.metrics);
 
   try {
     settings.server.argv = parse_options_then_command(cli, args);
@@ -84,6 +88,7 @@ result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
   if (settings.server.argv.empty() == !settings.upstream.enabled())
     return error{"give the server as [--] COMMAND [ARGS...] or as --upstream URL (one of them)"};
   if (auto resolved = resolve_listen(listen, f.listen); !resolved) return error{resolved.error_message()};
+  if (auto resolved = resolve_metrics_options(settings.metrics); !resolved) return error{resolved.error_message()};
   for (auto& origin : f.listen.origins.allowed_origins) std::transform(origin.begin(), origin.end(), origin.begin(), ::tolower);
   for (const auto& pair : env_pairs) {
     const auto eq = pair.find('=');
@@ -156,6 +161,11 @@ result<proxy::session_hook> make_policy_hook(const serve_settings& settings) {
 
 int run_serve(serve_settings settings) {
   std::signal(SIGPIPE, SIG_IGN);
+  std::optional<process_metrics> metrics;  // outlives the io_context (see process_metrics)
+  if (settings.metrics.enabled()) {
+    metrics.emplace();
+    settings.policy.metrics = settings.front.metrics = &metrics->metrics;
+  }
   asio::io_context context;
   auto factory = make_server_factory(context, settings);
   if (!factory) {
@@ -179,12 +189,22 @@ int run_serve(serve_settings settings) {
   // Always shown (whatever the log level): with port 0 this is the only way to learn the address.
   std::fprintf(stderr, "mcp-warden %s serve listening on %s (legacy SSE on %s)\n", version, front.url().c_str(),
                settings.front.sse_path.c_str());
+  std::unique_ptr<proxy::metrics_endpoint> endpoint;
+  if (metrics) {
+    auto started = start_metrics_endpoint(context.get_executor(), settings.metrics, *metrics, [&front] { return front.accepting(); });
+    if (!started) {
+      spdlog::error("{}", started.error_message());
+      return 2;
+    }
+    endpoint = std::move(*started);
+  }
 
   asio::signal_set signals(context, SIGINT, SIGTERM, SIGHUP);
   signals.async_wait([&](const boost::system::error_code& ec, int number) {
     if (ec) return;
     spdlog::info("received signal {}; stopping", number);
     front.stop();
+    if (endpoint) endpoint->stop();
   });
   start_memory_return(context.get_executor());
   int status = 0;
