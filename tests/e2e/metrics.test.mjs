@@ -52,8 +52,10 @@ const metricsBase = (output) => output.match(/metrics listening on (https?:\/\/\
 const sample = (text, name) => Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1]);
 
 test('stdio proxy: /healthz at once, /readyz once the server answered initialize, /metrics in text format 0.0.4', { timeout: 60_000 }, async () => {
+  const tmp = tempDir('mcpw-metrics-stdio-');
+  const audit = join(tmp.dir, 'audit.jsonl');
   const peer = startRaw(proxiedArgv(everythingSpec(), ['--metrics-listen', '127.0.0.1:0', '--log-level', 'warn',
-    '--stdin-grace-ms', '300', '--term-grace-ms', '300']));
+    '--audit-log', audit, '--stdin-grace-ms', '300', '--term-grace-ms', '300']));
   try {
     await peer.waitStderr(/metrics listening on/, 10000);
     const base = metricsBase(peer.stderr);
@@ -78,7 +80,14 @@ test('stdio proxy: /healthz at once, /readyz once the server answered initialize
     assert.match(m.body, /^mcp_warden_tool_call_duration_seconds_count\{server="[^"]+"\} 3$/m);
     assert.match(m.body, /^mcp_warden_findings_total\{rule="[a-z.-]+",severity="(info|low|medium|high|critical)"\} \d+$/m);
     assert.equal(sample(m.body, 'mcp_warden_sessions_active'), 1);
-    assert.equal(sample(m.body, 'mcp_warden_audit_queue_depth'), 0);
+    // The writer thread appends on its own time: once it has caught up, the count is the file's.
+    await until('the audit count to match the audit file', async () => {
+      const text = (await get(`${base}/metrics`)).body;
+      const lines = readFileSync(audit, 'utf8').split('\n').filter(Boolean).length;
+      const written = sample(text, 'mcp_warden_audit_records_total');
+      return written >= 5 && written === lines && sample(text, 'mcp_warden_audit_queue_depth') === 0 ? true : { ok: false, written, lines };
+    }, 10000);
+    assert.equal(sample(m.body, 'mcp_warden_audit_records_lost_total'), 0);
 
     const missing = await get(`${base}/nothing-here`);
     assert.deepEqual([missing.status, missing.body], [404, 'Not found: try /metrics\n']);
@@ -88,6 +97,7 @@ test('stdio proxy: /healthz at once, /readyz once the server answered initialize
     await peer.waitExit(15000);
   } finally {
     await reap(peer);
+    tmp.cleanup();
   }
 });
 
