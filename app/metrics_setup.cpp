@@ -36,9 +36,12 @@ result<std::unique_ptr<proxy::metrics_endpoint>> start_metrics_endpoint(boost::a
     spdlog::warn("metrics on {}, which is not a loopback address, without --metrics-auth-token-file: anyone who can "
                  "reach it can read them",
                  settings.options.listen_host);
-  std::fprintf(stderr, "mcp-warden %s metrics listening on %s\n", version, endpoint->url().c_str());
   endpoint->start();
   return endpoint;
+}
+
+void announce_metrics_endpoint(const proxy::metrics_endpoint& endpoint) {
+  std::fprintf(stderr, "mcp-warden %s metrics listening on %s\n", version, endpoint.url().c_str());
 }
 
 }  // namespace warden::app

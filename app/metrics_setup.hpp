@@ -31,11 +31,12 @@ struct process_metrics {
   metrics::warden_metrics metrics;
 };
 
-// Binds the endpoint and starts serving; prints its URL (with port 0 the only way to learn it).
-// Errors are for the user (exit 2).
+// Binds the endpoint and starts serving (once the io_context runs). Errors are for the user (exit 2).
 result<std::unique_ptr<proxy::metrics_endpoint>> start_metrics_endpoint(boost::asio::any_io_executor executor,
                                                                          const metrics_settings& settings,
                                                                          const process_metrics& state,
                                                                          std::function<bool()> ready);
+// Prints the endpoint's URL on stderr, whatever the log level: with port 0 the only way to learn it.
+void announce_metrics_endpoint(const proxy::metrics_endpoint& endpoint);
 
 }  // namespace warden::app

@@ -250,6 +250,7 @@ int run_proxy(proxy_settings settings) {
       return 2;
     }
     endpoint = std::move(*started);
+    announce_metrics_endpoint(*endpoint);
   }
 
   std::unique_ptr<transports::server_link> server;

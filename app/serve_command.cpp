@@ -186,9 +186,6 @@ int run_serve(serve_settings settings) {
   if (!transports::is_loopback_host(settings.front.listen.listen_host))
     spdlog::warn("listening on {}, which is not a loopback address: anyone who can reach it can use the server{}",
                  settings.front.listen.listen_host, settings.front.listen.auth_token.empty() ? " (no --auth-token-file given)" : "");
-  // Always shown (whatever the log level): with port 0 this is the only way to learn the address.
-  std::fprintf(stderr, "mcp-warden %s serve listening on %s (legacy SSE on %s)\n", version, front.url().c_str(),
-               settings.front.sse_path.c_str());
   std::unique_ptr<proxy::metrics_endpoint> endpoint;
   if (metrics) {
     auto started = start_metrics_endpoint(context.get_executor(), settings.metrics, *metrics, [&front] { return front.accepting(); });
@@ -198,6 +195,10 @@ int run_serve(serve_settings settings) {
     }
     endpoint = std::move(*started);
   }
+  // Always shown (whatever the log level): with port 0 this is the only way to learn the address.
+  std::fprintf(stderr, "mcp-warden %s serve listening on %s (legacy SSE on %s)\n", version, front.url().c_str(),
+               settings.front.sse_path.c_str());
+  if (endpoint) announce_metrics_endpoint(*endpoint);  // after serve's line, which scripts wait for
 
   asio::signal_set signals(context, SIGINT, SIGTERM, SIGHUP);
   signals.async_wait([&](const boost::system::error_code& ec, int number) {
