@@ -10,8 +10,8 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <optional>
 #include <fstream>
+#include <optional>
 #include <spdlog/spdlog.h>
 #include <utility>
 
