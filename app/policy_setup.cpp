@@ -86,6 +86,7 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
     options.signer = *signer;
     options.checkpoint_records = settings.audit_checkpoint_records;
     options.checkpoint_interval = std::chrono::seconds(settings.audit_checkpoint_seconds);
+    options.metrics = settings.metrics;
     auto opened = proxy::audit_log::open(std::move(options));
     if (!opened) return error{opened.error_message()};
     runtime->audit_ = std::move(*opened);
@@ -98,6 +99,7 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
   options.lockfile_path = settings.lockfile_path;
   options.audit = runtime->audit_.get();
   options.session_id = runtime->session_id_;
+  options.metrics = settings.metrics;
   auto inspector = proxy::policy_inspector::create(std::move(options));
   if (!inspector) return error{inspector.error_message()};
   runtime->owned_ = std::move(*inspector);

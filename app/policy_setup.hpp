@@ -16,6 +16,10 @@ namespace CLI {
 class App;
 }
 
+namespace warden::metrics {
+struct warden_metrics;
+}
+
 namespace warden::proxy {
 class audit_log;
 class checkpoint_signer;
@@ -37,10 +41,13 @@ struct policy_settings {
   std::uint64_t audit_checkpoint_seconds = 60;
   // The key, read once when set (serve: before the first session); else start() reads it.
   std::shared_ptr<const proxy::checkpoint_signer> audit_signer;
-  // Without any of these options the proxy runs exactly as before (no policy inspector).
+  // --metrics-listen: verdicts, findings and audit counts are reported here (null: not reported).
+  metrics::warden_metrics* metrics = nullptr;
+  // Without any of these options the proxy runs exactly as before (no policy inspector). Metrics
+  // need the inspector's verdicts: with them alone it runs the default policy in audit mode.
   bool enabled() const {
     return !policy_path.empty() || !audit_log_path.empty() || !mode.empty() || !lockfile_path.empty() || !pin.empty() ||
-           !audit_sign_key.empty();
+           !audit_sign_key.empty() || metrics;
   }
 };
 

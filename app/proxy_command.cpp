@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <spdlog/spdlog.h>
 #include <utility>
 
@@ -19,6 +20,7 @@
 #include "app/commands.hpp"
 #include "app/logging.hpp"
 #include "app/memory_return.hpp"
+#include "app/metrics_setup.hpp"
 #include "app/upstream_options.hpp"
 #include "app/policy_setup.hpp"
 #include "app/version.hpp"
@@ -42,6 +44,7 @@ struct proxy_settings {
   std::string server_log_path;
   upstream_settings upstream;  // --upstream URL instead of COMMAND
   policy_settings policy;
+  metrics_settings metrics;
 };
 
 // Our options end at "--" or at the first word that is not one of them (COMMAND): from there on
@@ -76,6 +79,7 @@ result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
   add_upstream_options(cli, settings.upstream);
   cli.add_flag("--no-enumerate", no_enumerate, "Do not list the surface on our own; record only what the client lists");
   add_policy_options(cli, settings.policy);
+  add_metrics_options(cli, settings.metrics);
 
   try {
     settings.server.argv = parse_options_then_command(cli, args);
@@ -92,6 +96,7 @@ result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
     return error{"no server command: use mcp-warden [options] [--] COMMAND [ARGS...] or --upstream URL"};
   if (!settings.server.argv.empty() && settings.upstream.enabled())
     return error{"give either --upstream URL or COMMAND, not both"};
+  if (auto resolved = resolve_metrics_options(settings.metrics); !resolved) return error{resolved.error_message()};
   for (const auto& pair : env_pairs) {
     const auto eq = pair.find('=');
     if (eq == std::string::npos || eq == 0) return error{"--env expects NAME=VALUE, got '" + pair + "'"};
@@ -216,6 +221,8 @@ int run_proxy(proxy_settings settings) {
   std::signal(SIGPIPE, SIG_IGN);
   const restore_fd_flags stdin_flags(STDIN_FILENO);
   const restore_fd_flags stdout_flags(STDOUT_FILENO);
+  std::optional<process_metrics> metrics;  // outlives the io_context (see process_metrics)
+  if (settings.metrics.enabled()) settings.policy.metrics = &metrics.emplace().metrics;
   asio::io_context context;
 
   // Policy, pins and audit log load before the server starts: a bad file is a usage error.
@@ -230,6 +237,20 @@ int run_proxy(proxy_settings settings) {
       return 2;
     }
     policy = std::move(*started);
+  }
+  // Bound before the server starts, so that a port in use is a usage error; ready once the
+  // server has answered initialize.
+  const proxy::session* relay_view = nullptr;
+  std::unique_ptr<proxy::metrics_endpoint> endpoint;
+  if (metrics) {
+    auto started = start_metrics_endpoint(context.get_executor(), settings.metrics, *metrics,
+                                          [&relay_view] { return relay_view && relay_view->initialized(); });
+    if (!started) {
+      spdlog::error("{}", started.error_message());
+      return 2;
+    }
+    endpoint = std::move(*started);
+    announce_metrics_endpoint(*endpoint);
   }
 
   std::unique_ptr<transports::server_link> server;
@@ -259,6 +280,7 @@ int run_proxy(proxy_settings settings) {
   proxy::session relay(context.get_executor(), settings.session,
                        transports::make_fd_reader(context.get_executor(), client_in, settings.session.max_message_bytes),
                        transports::make_fd_writer(context.get_executor(), client_out), std::move(server));
+  relay_view = &relay;
   const std::string identity = settings.upstream.enabled() ? settings.upstream.url : transports::describe_argv(settings.server.argv);
   if (policy) relay.add_inspector(policy->take_inspector());
   if (!settings.save_surface_path.empty() || policy) {
@@ -273,6 +295,10 @@ int run_proxy(proxy_settings settings) {
   }
 
   start_memory_return(context.get_executor());
+  if (metrics) {
+    metrics->metrics.sessions_opened.inc();
+    metrics->metrics.sessions_active.add(1);
+  }
   proxy::session_outcome outcome;
   asio::co_spawn(context, relay.run(), [&](std::exception_ptr failure, proxy::session_outcome done) {
     if (failure) {
@@ -284,9 +310,11 @@ int run_proxy(proxy_settings settings) {
       }
     }
     outcome = done;
+    if (endpoint) endpoint->stop();
     context.stop();
   });
   context.run();
+  if (metrics) metrics->metrics.sessions_active.sub(1);
   if (policy) policy->session_ended(outcome, relay.counters());
   const auto& counters = relay.counters();
   spdlog::info("session ended ({}); relayed {} client and {} server messages, refused {}, dropped {}",

@@ -8,14 +8,16 @@
 #include <csignal>
 #include <cstdio>
 #include <fcntl.h>
-#include <fstream>
+#include <optional>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include "app/command_line.hpp"
 #include "app/commands.hpp"
+#include "app/listen_options.hpp"
 #include "app/logging.hpp"
 #include "app/memory_return.hpp"
+#include "app/metrics_setup.hpp"
 #include "app/upstream_options.hpp"
 #include "app/version.hpp"
 #include "proxy/http_front.hpp"
@@ -36,20 +38,11 @@ struct serve_settings {
   transports::child_spec server;
   upstream_settings upstream;
   policy_settings policy;  // applied to every session, as for the stdio proxy
+  metrics_settings metrics;
   std::string log_file;
   std::string log_level = "info";
   std::string server_log_path;
 };
-
-result<std::string> read_token_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return error{"cannot read --auth-token-file '" + path + "'"};
-  std::string token((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();
-  if (token.empty() || token.size() > 4096 || token.find_first_of(" \t\r\n") != std::string::npos)
-    return error{"--auth-token-file '" + path + "' must hold one token (no spaces, at most 4096 bytes)"};
-  return token;
-}
 
 // Options end at "--" or at COMMAND, as for the stdio proxy (app/command_line.hpp).
 result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
@@ -59,22 +52,17 @@ result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
                "Options end at '--' or at COMMAND, the first word that is not one of them."};
   auto& f = settings.front;
   auto& s = settings.session;
-  std::string listen = "127.0.0.1:8080";
-  std::string token_file;
+  listen_settings listen{"127.0.0.1:8080", {}};
   std::vector<std::string> env_pairs;
   std::size_t idle_ms = 600000, header_timeout_ms = 10000, stdin_grace_ms = 2000, term_grace_ms = 2000;
   bool no_enumerate = false;
-  cli.add_option("--listen", listen, "Address and port to listen on (port 0: any free port)")->capture_default_str();
+  add_listen_options(cli, listen, f.listen, "--", "Address and port to listen on (port 0: any free port)");
   cli.add_option("--path", f.mcp_path, "Streamable HTTP endpoint")->capture_default_str();
-  cli.add_option("--allow-host", f.origins.allowed_hosts, "Also accept this Host name (repeatable; '*' for any)");
-  cli.add_option("--allow-origin", f.origins.allowed_origins, "Also accept this Origin (repeatable; '*' for any)");
-  cli.add_option("--auth-token-file", token_file, "Require 'Authorization: Bearer <token>' with the token in FILE");
-  cli.add_option("--tls-cert", f.tls_cert, "Serve HTTPS with this certificate chain (PEM)");
-  cli.add_option("--tls-key", f.tls_key, "Private key (PEM) of --tls-cert");
+  cli.add_option("--allow-origin", f.listen.origins.allowed_origins, "Also accept this Origin (repeatable; '*' for any)");
   cli.add_option("--max-sessions", f.max_sessions, "Concurrent sessions")->capture_default_str()->check(CLI::PositiveNumber);
-  cli.add_option("--max-connections", f.max_connections, "Concurrent connections")->capture_default_str()->check(CLI::PositiveNumber);
-  cli.add_option("--max-header-bytes", f.max_header_bytes, "Largest request header block")->capture_default_str()->check(CLI::PositiveNumber);
-  cli.add_option("--max-body-bytes", f.max_body_bytes, "Largest request body")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--max-connections", f.listen.max_connections, "Concurrent connections")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--max-header-bytes", f.listen.max_header_bytes, "Largest request header block")->capture_default_str()->check(CLI::PositiveNumber);
+  cli.add_option("--max-body-bytes", f.listen.max_body_bytes, "Largest request body")->capture_default_str()->check(CLI::PositiveNumber);
   cli.add_option("--idle-timeout-ms", idle_ms, "End a session after N ms without requests or open streams")->capture_default_str()->check(CLI::PositiveNumber);
   cli.add_option("--header-timeout-ms", header_timeout_ms, "A request must arrive completely within N ms")->capture_default_str()->check(CLI::PositiveNumber);
   cli.add_option("--env", env_pairs, "Add K=V to the server's environment (repeatable)");
@@ -87,6 +75,7 @@ result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
   cli.add_flag("--no-enumerate", no_enumerate, "Do not list the surface on our own");
   add_upstream_options(cli, settings.upstream);
   add_policy_options(cli, settings.policy);
+  add_metrics_options(cli, settings.metrics);
 
   try {
     settings.server.argv = parse_options_then_command(cli, args);
@@ -98,34 +87,17 @@ result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
   }
   if (settings.server.argv.empty() == !settings.upstream.enabled())
     return error{"give the server as [--] COMMAND [ARGS...] or as --upstream URL (one of them)"};
-  const auto colon = listen.rfind(':');
-  if (colon == std::string::npos) return error{"--listen expects HOST:PORT, got '" + listen + "'"};
-  f.listen_host = listen.substr(0, colon);
-  if (f.listen_host.size() > 2 && f.listen_host.front() == '[' && f.listen_host.back() == ']')
-    f.listen_host = f.listen_host.substr(1, f.listen_host.size() - 2);
-  try {
-    const unsigned long port = std::stoul(listen.substr(colon + 1));
-    if (port > 65535) throw std::out_of_range("port");
-    f.port = static_cast<std::uint16_t>(port);
-  } catch (const std::exception&) {
-    return error{"--listen: bad port in '" + listen + "'"};
-  }
-  if (!f.tls_key.empty() && f.tls_cert.empty()) return error{"--tls-key needs --tls-cert"};
-  if (!token_file.empty()) {
-    auto token = read_token_file(token_file);
-    if (!token) return error{token.error_message()};
-    f.auth_token = *token;
-  }
-  for (auto& host : f.origins.allowed_hosts) std::transform(host.begin(), host.end(), host.begin(), ::tolower);
-  for (auto& origin : f.origins.allowed_origins) std::transform(origin.begin(), origin.end(), origin.begin(), ::tolower);
+  if (auto resolved = resolve_listen(listen, f.listen); !resolved) return error{resolved.error_message()};
+  if (auto resolved = resolve_metrics_options(settings.metrics); !resolved) return error{resolved.error_message()};
+  for (auto& origin : f.listen.origins.allowed_origins) std::transform(origin.begin(), origin.end(), origin.begin(), ::tolower);
   for (const auto& pair : env_pairs) {
     const auto eq = pair.find('=');
     if (eq == std::string::npos || eq == 0) return error{"--env expects NAME=VALUE, got '" + pair + "'"};
     settings.server.extra_env[pair.substr(0, eq)] = pair.substr(eq + 1);
   }
   f.idle_timeout = std::chrono::milliseconds(idle_ms);
-  f.header_timeout = std::chrono::milliseconds(header_timeout_ms);
-  f.max_body_bytes = std::min(f.max_body_bytes, s.max_message_bytes);
+  f.listen.header_timeout = std::chrono::milliseconds(header_timeout_ms);
+  f.listen.max_body_bytes = std::min(f.listen.max_body_bytes, s.max_message_bytes);
   s.enumerate = !no_enumerate;
   s.stdin_grace = std::chrono::milliseconds(stdin_grace_ms);
   s.term_grace = std::chrono::milliseconds(term_grace_ms);
@@ -189,6 +161,11 @@ result<proxy::session_hook> make_policy_hook(const serve_settings& settings) {
 
 int run_serve(serve_settings settings) {
   std::signal(SIGPIPE, SIG_IGN);
+  std::optional<process_metrics> metrics;  // outlives the io_context (see process_metrics)
+  if (settings.metrics.enabled()) {
+    metrics.emplace();
+    settings.policy.metrics = settings.front.metrics = &metrics->metrics;
+  }
   asio::io_context context;
   auto factory = make_server_factory(context, settings);
   if (!factory) {
@@ -206,18 +183,29 @@ int run_serve(serve_settings settings) {
     spdlog::error("{}", listening.error_message());
     return 2;
   }
-  if (!transports::is_loopback_host(settings.front.listen_host))
+  if (!transports::is_loopback_host(settings.front.listen.listen_host))
     spdlog::warn("listening on {}, which is not a loopback address: anyone who can reach it can use the server{}",
-                 settings.front.listen_host, settings.front.auth_token.empty() ? " (no --auth-token-file given)" : "");
+                 settings.front.listen.listen_host, settings.front.listen.auth_token.empty() ? " (no --auth-token-file given)" : "");
+  std::unique_ptr<proxy::metrics_endpoint> endpoint;
+  if (metrics) {
+    auto started = start_metrics_endpoint(context.get_executor(), settings.metrics, *metrics, [&front] { return front.accepting(); });
+    if (!started) {
+      spdlog::error("{}", started.error_message());
+      return 2;
+    }
+    endpoint = std::move(*started);
+  }
   // Always shown (whatever the log level): with port 0 this is the only way to learn the address.
   std::fprintf(stderr, "mcp-warden %s serve listening on %s (legacy SSE on %s)\n", version, front.url().c_str(),
                settings.front.sse_path.c_str());
+  if (endpoint) announce_metrics_endpoint(*endpoint);  // after serve's line, which scripts wait for
 
   asio::signal_set signals(context, SIGINT, SIGTERM, SIGHUP);
   signals.async_wait([&](const boost::system::error_code& ec, int number) {
     if (ec) return;
     spdlog::info("received signal {}; stopping", number);
     front.stop();
+    if (endpoint) endpoint->stop();
   });
   start_memory_return(context.get_executor());
   int status = 0;

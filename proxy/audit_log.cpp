@@ -22,6 +22,7 @@
 #include "analysis/text.hpp"
 #include "config/digest.hpp"
 #include "config/lockfile.hpp"
+#include "metrics/warden_metrics.hpp"
 #include "proxy/audit_signer.hpp"
 #include "proxy/runtime_text.hpp"
 
@@ -566,9 +567,11 @@ void audit_log::enqueue(entry next) {
     }
     if (full()) {
       ++dropped_;  // written as a "records_dropped" record by the next batch
+      count_lost(1);
       return;
     }
     queue_.push_back(std::move(next));
+    if (options_.metrics) options_.metrics->audit_queue_depth.add(1);
     // Only an idle writer needs waking; a gathering one takes the queue when its pause ends.
     wake = std::exchange(writer_idle_, false);
   }
@@ -592,6 +595,7 @@ void audit_log::writer_loop() {
       writer_idle_ = false;
       batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
       queue_.clear();
+      if (options_.metrics) options_.metrics->audit_queue_depth.sub(static_cast<std::int64_t>(batch.size()));
       dropped = std::exchange(dropped_, 0);
       stop = stopping_;
       writer_stalled_ = false;  // making progress again
@@ -643,6 +647,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
   if (!refresh_tail()) {
     write_errors_ += 1;
     last_write_failed_ = true;
+    count_lost(batch.size());
     std::lock_guard guard(mutex_);
     dropped_ += batch.size() + dropped;
     return;
@@ -670,6 +675,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
     if (sent == text.size()) {
       expected_size_ += text.size();
       written_ += in_text;
+      if (options_.metrics) options_.metrics->audit_records.inc(in_text);
       dirty_ = true;
       if (last_write_failed_) spdlog::warn("audit log '{}': writes succeed again", options_.path);
       last_write_failed_ = false;
@@ -691,6 +697,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
         last_hash_ = hash_before;
       }
       written_ += events;
+      if (options_.metrics) options_.metrics->audit_records.inc(events);
       lost += in_text - events;
       ++write_errors_;
       if (!last_write_failed_ && size_before != std::uint64_t(-1))
@@ -742,6 +749,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
     }
   }
   flush();
+  count_lost(lost);
   if (lost > 0 || note_owed) {
     std::lock_guard guard(mutex_);
     dropped_ += lost + (note_owed ? dropped : 0);
@@ -762,6 +770,11 @@ void audit_log::close() {
     ::close(fd_);
     fd_ = -1;
   }
+}
+
+// The metric counts each record once, when it is lost (dropped_ carries it until announced).
+void audit_log::count_lost(std::uint64_t n) {
+  if (options_.metrics && n > 0) options_.metrics->audit_records_lost.inc(n);
 }
 
 audit_stats audit_log::stats() const {

@@ -37,6 +37,10 @@
 
 #include "analysis/result.hpp"
 
+namespace warden::metrics {
+struct warden_metrics;
+}
+
 namespace warden::proxy {
 
 class checkpoint_signer;
@@ -64,6 +68,8 @@ struct audit_options {
   std::shared_ptr<const checkpoint_signer> signer;  // none: no checkpoints
   std::uint64_t checkpoint_records = 1000;
   std::chrono::milliseconds checkpoint_interval{60'000};
+  // Records written and lost, the queue's depth (shared by every log of the process); may be null.
+  metrics::warden_metrics* metrics = nullptr;
 };
 
 // A member's key. Nearly all are literals: those are checked at compile time to need no JSON
@@ -183,6 +189,7 @@ class audit_log {
   bool append_own(audit_record event);  // a record of the writer's own, written at once (under flock)
   void write_checkpoint();               // under flock, tail fresh
   void checkpoint_if_due(bool closing);
+  void count_lost(std::uint64_t n);
   void count_unsigned() {
     if (unsigned_records_++ == 0) first_unsigned_at_ = std::chrono::steady_clock::now();
   }

@@ -1,13 +1,11 @@
 #include "proxy/http_front.hpp"
 
-#include <openssl/crypto.h>
 #include <openssl/rand.h>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/channel.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -17,8 +15,10 @@
 #include <set>
 #include <spdlog/spdlog.h>
 
+#include "metrics/warden_metrics.hpp"
 #include "proxy/jsonrpc.hpp"
 #include "transports/beast_stream.hpp"
+#include "transports/http_server.hpp"
 #include "transports/sse_parser.hpp"
 
 namespace warden::proxy {
@@ -27,7 +27,6 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using nlohmann::json;
-using tcp = asio::ip::tcp;
 using transports::any_stream;
 using error_code = boost::system::error_code;
 using clock_type = std::chrono::steady_clock;
@@ -39,7 +38,9 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 constexpr std::string_view meta_protocol_version = "io.modelcontextprotocol/protocolVersion";
 constexpr std::size_t kept_finished_streams = 16;
 
-using request_t = http::request<http::string_body>;
+using request_t = transports::http_request;
+using transports::jsonrpc_error_body;
+using transports::make_http_response;
 using inbound_channel = asio::experimental::channel<void(error_code, std::string)>;
 
 std::string random_id() {
@@ -102,21 +103,6 @@ body_summary summarize(const json& doc) {
   return s;
 }
 
-http::response<http::string_body> make_response(const request_t& req, http::status status, std::string body,
-                                                std::string_view content_type = "application/json") {
-  http::response<http::string_body> res{status, req.version()};
-  res.set(http::field::server, "mcp-warden");
-  if (!body.empty()) res.set(http::field::content_type, content_type);
-  res.body() = std::move(body);
-  res.keep_alive(req.keep_alive());
-  res.prepare_payload();
-  return res;
-}
-
-std::string jsonrpc_error_body(int code, const std::string& message, const json& id = nullptr) {
-  return json{{"jsonrpc", "2.0"}, {"error", {{"code", code}, {"message", message}}}, {"id", id}}.dump();
-}
-
 // A formatted SSE event, shared by a stream's replay history and the connections sending it:
 // a large answer is held once, not once per place.
 using event_text = std::shared_ptr<const std::string>;
@@ -177,16 +163,10 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
         session_options_(session),
         factory_(std::move(factory)),
         hook_(std::move(hook)),
-        acceptor_(executor),
+        server_(executor, options_.listen, transports::refusal_style::jsonrpc),
         stopped_wait_(executor) {}
 
-  result<bool> listen();
-  std::string url() const {
-    const std::string scheme = tls_ ? "https://" : "http://";
-    const bool v6 = bound_.address().is_v6();
-    const std::string host = v6 ? "[" + bound_.address().to_string() + "]" : bound_.address().to_string();
-    return scheme + host + ":" + std::to_string(bound_.port()) + options_.mcp_path;
-  }
+  std::string url() const { return server_.base_url() + options_.mcp_path; }
   asio::awaitable<void> run();
   void stop();
 
@@ -399,6 +379,10 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
     if (hook_) hook_(*s->relay, s->id);
     if (kind != session_kind::stateless) sessions_[s->id] = s;
     ++live_sessions_;
+    if (options_.metrics) {
+      options_.metrics->sessions_opened.inc();
+      options_.metrics->sessions_active.add(1);
+    }
     asio::co_spawn(executor_, run_session(shared_from_this(), s), asio::detached);
     return s;
   }
@@ -413,6 +397,7 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
     s->end_all_streams();
     if (auto it = self->sessions_.find(s->id); it != self->sessions_.end() && it->second == s) self->sessions_.erase(it);
     --self->live_sessions_;
+    if (self->options_.metrics) self->options_.metrics->sessions_active.sub(1);
     self->stopped_wait_.cancel();
     // run() returns only after the session's last coroutine: it can go now (this also breaks the
     // reference cycle front_session -> relay -> front_reader/writer -> front_session).
@@ -425,8 +410,7 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
 
   // ---- connections ------------------------------------------------------------------------
 
-  static asio::awaitable<void> serve_connection(std::shared_ptr<impl> self, tcp::socket socket);
-  asio::awaitable<bool> handle(any_stream& stream, request_t& req, beast::flat_buffer& buffer);
+  asio::awaitable<bool> handle(any_stream& stream, request_t& req);
   asio::awaitable<bool> handle_post(any_stream& stream, request_t& req);
   asio::awaitable<bool> handle_get(any_stream& stream, request_t& req);
   asio::awaitable<bool> handle_delete(any_stream& stream, request_t& req);
@@ -437,16 +421,13 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
                                     std::vector<std::pair<std::string, std::string>> headers, std::string preamble,
                                     bool watch_for_disconnect);
 
-  asio::awaitable<bool> send(any_stream& stream, http::response<http::string_body>&& res) {
-    stream.expires_after(options_.header_timeout);
-    auto [ec, n] = co_await stream.visit([&](auto& st) { return http::async_write(st, res, use_tuple); });
-    (void)n;
-    co_return !ec && res.keep_alive();
+  asio::awaitable<bool> send(any_stream& stream, transports::http_response&& res) {
+    return server_.send(stream, std::move(res));
   }
 
   asio::awaitable<bool> send_error(any_stream& stream, const request_t& req, http::status status, int code,
                                    const std::string& message, std::string header = {}, std::string value = {}) {
-    auto res = make_response(req, status, jsonrpc_error_body(code, message));
+    auto res = make_http_response(req, status, jsonrpc_error_body(code, message));
     if (!header.empty()) res.set(header, value);
     co_return co_await send(stream, std::move(res));
   }
@@ -465,61 +446,19 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
   session_options session_options_;
   server_factory factory_;
   session_hook hook_;
-  tcp::acceptor acceptor_;
-  tcp::endpoint bound_;
-  std::optional<asio::ssl::context> tls_;
+  transports::http_server server_;
   std::map<std::string, std::shared_ptr<front_session>> sessions_;
   std::size_t live_sessions_ = 0;
-  std::size_t connections_ = 0;
-  std::set<any_stream*> open_streams_;
   bool stopping_ = false;
   asio::steady_timer stopped_wait_;
 };
 
 // ---------------------------------------------------------------------------------------------
 
-result<bool> http_front::impl::listen() {
-  if (!options_.tls_cert.empty()) {
-    tls_.emplace(asio::ssl::context::tls_server);
-    error_code ec;
-    tls_->use_certificate_chain_file(options_.tls_cert, ec);
-    if (ec) return error{"cannot load --tls-cert '" + options_.tls_cert + "': " + ec.message()};
-    tls_->use_private_key_file(options_.tls_key.empty() ? options_.tls_cert : options_.tls_key, asio::ssl::context::pem, ec);
-    if (ec) return error{"cannot load --tls-key '" + options_.tls_key + "': " + ec.message()};
-  }
-  error_code ec;
-  const auto address = asio::ip::make_address(options_.listen_host == "localhost" ? "127.0.0.1" : options_.listen_host, ec);
-  if (ec) return error{"--listen: '" + options_.listen_host + "' is not an IP address"};
-  const tcp::endpoint endpoint(address, options_.port);
-  acceptor_.open(endpoint.protocol(), ec);
-  if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor_.bind(endpoint, ec);
-  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return error{"cannot listen on " + options_.listen_host + ":" + std::to_string(options_.port) + ": " + ec.message()};
-  bound_ = acceptor_.local_endpoint(ec);
-  return true;
-}
-
 asio::awaitable<void> http_front::impl::run() {
   auto self = shared_from_this();
   asio::co_spawn(executor_, sweep(self), asio::detached);
-  while (!stopping_) {
-    auto [ec, socket] = co_await acceptor_.async_accept(use_tuple);
-    if (ec) {
-      if (stopping_ || ec == asio::error::operation_aborted) break;
-      spdlog::warn("accept failed: {}", ec.message());
-      asio::steady_timer pause(executor_, 100ms);  // e.g. out of file descriptors
-      co_await pause.async_wait(use_tuple);
-      continue;
-    }
-    if (connections_ >= options_.max_connections) {
-      spdlog::warn("connection refused: {} connections open", connections_);
-      error_code ignored;
-      socket.close(ignored);
-      continue;
-    }
-    asio::co_spawn(executor_, serve_connection(self, std::move(socket)), asio::detached);
-  }
+  co_await server_.run([self](any_stream& stream, request_t& req) { return self->handle(stream, req); });
   // Graceful shutdown: sessions end their servers; connections close once their streams end.
   for (auto& [id, s] : sessions_) s->close_input();
   const auto deadline = clock_type::now() + options_.shutdown_grace;
@@ -527,15 +466,14 @@ asio::awaitable<void> http_front::impl::run() {
     stopped_wait_.expires_at(deadline);
     co_await stopped_wait_.async_wait(use_tuple);
   }
-  for (any_stream* s : open_streams_) s->close();
+  server_.close_connections();
   if (live_sessions_ > 0) spdlog::warn("{} session(s) still ending at shutdown", live_sessions_);
 }
 
 void http_front::impl::stop() {
   if (stopping_) return;
   stopping_ = true;
-  error_code ignored;
-  acceptor_.close(ignored);
+  server_.stop();
   stopped_wait_.cancel();
 }
 
@@ -556,113 +494,8 @@ asio::awaitable<void> http_front::impl::sweep(std::shared_ptr<impl> self) {
   }
 }
 
-asio::awaitable<void> http_front::impl::serve_connection(std::shared_ptr<impl> self, tcp::socket socket) {
-  ++self->connections_;
-  struct counter {
-    impl* f;
-    ~counter() { --f->connections_; }
-  } count{self.get()};
-  error_code ignored;
-  socket.set_option(tcp::no_delay(true), ignored);
-  std::unique_ptr<any_stream> stream = self->tls_ ? std::make_unique<any_stream>(beast::tcp_stream(std::move(socket)), *self->tls_)
-                                                  : std::make_unique<any_stream>(beast::tcp_stream(std::move(socket)));
-  self->open_streams_.insert(stream.get());
-  struct unregister {
-    impl* f;
-    any_stream* s;
-    ~unregister() { f->open_streams_.erase(s); }
-  } registration{self.get(), stream.get()};
-  if (stream->is_tls()) {
-    stream->expires_after(self->options_.header_timeout);
-    auto [ec] = co_await stream->tls().async_handshake(asio::ssl::stream_base::server, use_tuple);
-    if (ec) {
-      spdlog::debug("TLS handshake failed: {}", ec.message());
-      co_return;
-    }
-  }
-  beast::flat_buffer buffer;
-  for (;;) {
-    http::request_parser<http::string_body> parser;
-    parser.header_limit(static_cast<std::uint32_t>(self->options_.max_header_bytes));
-    parser.body_limit(self->options_.max_body_bytes);
-    // Headers and body must arrive within the timeout: slow clients do not hold a connection.
-    stream->expires_after(self->options_.header_timeout);
-    auto [hec, hn] = co_await stream->visit([&](auto& s) { return http::async_read_header(s, buffer, parser, use_tuple); });
-    (void)hn;
-    if (hec) {
-      if (hec == http::error::header_limit) {
-        request_t dummy;
-        dummy.version(11);
-        dummy.keep_alive(false);
-        auto res = make_response(dummy, http::status::request_header_fields_too_large,
-                                 jsonrpc_error_body(-32600, "request headers exceed " + std::to_string(self->options_.max_header_bytes) + " bytes"));
-        res.keep_alive(false);
-        co_await self->send(*stream, std::move(res));
-      } else if (hec != http::error::end_of_stream && hec != beast::error::timeout && hec != asio::error::eof &&
-                 hec != asio::error::connection_reset && hec != asio::error::operation_aborted) {
-        request_t dummy;
-        dummy.version(11);
-        auto res = make_response(dummy, http::status::bad_request, jsonrpc_error_body(-32600, "malformed HTTP request: " + hec.message()));
-        res.keep_alive(false);
-        co_await self->send(*stream, std::move(res));
-      }
-      break;
-    }
-    if (const auto length = parser.content_length(); length && *length > self->options_.max_body_bytes) {
-      request_t head = parser.release();
-      auto res = make_response(head, http::status::payload_too_large,
-                               jsonrpc_error_body(-32600, "request body exceeds " + std::to_string(self->options_.max_body_bytes) + " bytes"));
-      res.keep_alive(false);
-      co_await self->send(*stream, std::move(res));
-      break;
-    }
-    auto [bec, bn] = co_await stream->visit([&](auto& s) { return http::async_read(s, buffer, parser, use_tuple); });
-    (void)bn;
-    if (bec) {
-      if (bec == http::error::body_limit) {
-        request_t head = parser.release();
-        auto res = make_response(head, http::status::payload_too_large,
-                                 jsonrpc_error_body(-32600, "request body exceeds " + std::to_string(self->options_.max_body_bytes) + " bytes"));
-        res.keep_alive(false);
-        co_await self->send(*stream, std::move(res));
-      }
-      break;
-    }
-    request_t req = parser.release();
-    bool keep = false;
-    try {
-      keep = co_await self->handle(*stream, req, buffer);
-    } catch (const std::exception& e) {
-      // Nothing a client sends may take the process down.
-      spdlog::error("request failed: {}", e.what());
-      keep = false;
-    }
-    if (!keep || self->stopping_) break;
-  }
-  stream->expires_after(1s);
-  if (stream->is_tls()) {
-    auto [ec] = co_await stream->tls().async_shutdown(use_tuple);
-    (void)ec;
-  }
-  stream->close();
-}
-
-asio::awaitable<bool> http_front::impl::handle(any_stream& stream, request_t& req, beast::flat_buffer&) {
-  // DNS rebinding: a browser page from another site names that site in Host / Origin.
-  std::optional<std::string_view> origin;
-  if (auto it = req.find(http::field::origin); it != req.end()) origin = it->value();
-  if (const std::string refusal = transports::check_host_and_origin(options_.origins, req[http::field::host], origin);
-      !refusal.empty()) {
-    spdlog::warn("refused {} {}: {}", std::string(req.method_string()), std::string(req.target()), refusal);
-    co_return co_await send_error(stream, req, http::status::forbidden, -32600, "Forbidden: " + refusal);
-  }
-  if (!options_.auth_token.empty()) {
-    const std::string_view given = req[http::field::authorization];
-    const std::string expected = "Bearer " + options_.auth_token;
-    const bool ok = given.size() == expected.size() && CRYPTO_memcmp(given.data(), expected.data(), expected.size()) == 0;
-    if (!ok)
-      co_return co_await send_error(stream, req, http::status::unauthorized, -32600, "Unauthorized: a valid bearer token is required", "WWW-Authenticate", "Bearer");
-  }
+// Listener checks (probes, Host/Origin, bearer token) are done: route by path and method.
+asio::awaitable<bool> http_front::impl::handle(any_stream& stream, request_t& req) {
   const std::string_view target = req.target();
   const std::string_view path = target.substr(0, target.find('?'));
   if (path == options_.mcp_path) {
@@ -716,7 +549,7 @@ asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_
     if (!created) {
       spdlog::error("cannot start a server for a new session: {}", created.error_message());
       // The answer to the client's initialize, with its id: the cause is what the client shows.
-      auto res = make_response(req, http::status::bad_gateway,
+      auto res = make_http_response(req, http::status::bad_gateway,
                                jsonrpc_error_body(-32000, "mcp-warden cannot start the server: " + created.error_message(),
                                                   summary.request_ids.empty() ? json(nullptr) : summary.request_ids.front()));
       co_return co_await send(stream, std::move(res));
@@ -730,7 +563,7 @@ asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_
   } else if (!summary.modern_version.empty() || transports::is_stateless_protocol_version(version_header)) {
     if (summary.request_ids.empty()) {
       // A stateless notification or response has nobody to go to without a session.
-      co_return co_await send(stream, make_response(req, http::status::accepted, ""));
+      co_return co_await send(stream, make_http_response(req, http::status::accepted, ""));
     }
     auto created = create_session(session_kind::stateless);
     if (!created)
@@ -746,7 +579,7 @@ asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_
   std::string body = one_line(std::move(req.body()));
   if (summary.request_ids.empty()) {
     co_await s->inbound.async_send(error_code{}, std::move(body), use_tuple);
-    co_return co_await send(stream, make_response(req, http::status::accepted, ""));
+    co_return co_await send(stream, make_http_response(req, http::status::accepted, ""));
   }
   auto out = s->open_stream(false);
   for (const auto& id : summary.request_ids) {
@@ -800,7 +633,7 @@ asio::awaitable<bool> http_front::impl::pump_stream(any_stream& stream, request_
   res.keep_alive(chunked && req.keep_alive() && !watch_for_disconnect);
   if (chunked) res.chunked(true);
   http::response_serializer<http::empty_body> head{res};
-  stream.expires_after(options_.header_timeout);
+  stream.expires_after(options_.listen.header_timeout);
   auto [hec, hn] = co_await stream.visit([&](auto& st) { return http::async_write_header(st, head, use_tuple); });
   (void)hn;
   if (hec) {
@@ -808,7 +641,7 @@ asio::awaitable<bool> http_front::impl::pump_stream(any_stream& stream, request_
     co_return false;
   }
   auto write_text = [&](const std::string& text) -> asio::awaitable<bool> {
-    stream.expires_after(options_.header_timeout * 3);  // a client that stops reading is dropped
+    stream.expires_after(options_.listen.header_timeout * 3);  // a client that stops reading is dropped
     if (chunked) {
       auto [ec, n] = co_await stream.visit([&](auto& st) { return asio::async_write(st, http::make_chunk(asio::buffer(text)), use_tuple); });
       (void)n;
@@ -832,7 +665,7 @@ asio::awaitable<bool> http_front::impl::pump_stream(any_stream& stream, request_
       if (chunked && !watch_for_disconnect && out->finished && conn->queue.empty() && !conn->closed && out->conn == conn) {
         // The last event of a finished stream (usually the answer): it and the terminating
         // chunk in one write, one system call fewer per request.
-        stream.expires_after(options_.header_timeout * 3);
+        stream.expires_after(options_.listen.header_timeout * 3);
         auto [ec, n] = co_await stream.visit([&](auto& st) {
           return asio::async_write(st, beast::buffers_cat(http::make_chunk(asio::buffer(*text)), http::make_chunk_last()),
                                    use_tuple);
@@ -872,7 +705,7 @@ asio::awaitable<bool> http_front::impl::pump_stream(any_stream& stream, request_
     co_return false;
   }
   if (chunked && !last_chunk_sent) {
-    stream.expires_after(options_.header_timeout);
+    stream.expires_after(options_.listen.header_timeout);
     auto [ec, n] = co_await stream.visit([&](auto& st) { return asio::async_write(st, http::make_chunk_last(), use_tuple); });
     (void)n;
     if (ec) co_return false;
@@ -961,7 +794,7 @@ asio::awaitable<bool> http_front::impl::handle_delete(any_stream& stream, reques
   spdlog::info("session {} deleted by the client", s->id);
   sessions_.erase(s->id);
   s->close_input();
-  co_return co_await send(stream, make_response(req, http::status::ok, ""));
+  co_return co_await send(stream, make_http_response(req, http::status::ok, ""));
 }
 
 asio::awaitable<bool> http_front::impl::handle_legacy_get(any_stream& stream, request_t& req) {
@@ -1002,7 +835,7 @@ asio::awaitable<bool> http_front::impl::handle_legacy_post(any_stream& stream, r
   if (doc.is_discarded()) co_return co_await send_error(stream, req, http::status::bad_request, -32700, "Parse error: invalid JSON");
   auto [ec] = co_await s->inbound.async_send(error_code{}, one_line(std::move(req.body())), use_tuple);
   if (ec) co_return co_await send_error(stream, req, http::status::not_found, -32001, "Session not found");
-  co_return co_await send(stream, make_response(req, http::status::accepted, "Accepted", "text/plain"));
+  co_return co_await send(stream, make_http_response(req, http::status::accepted, "Accepted", "text/plain"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1013,7 +846,8 @@ http_front::http_front(asio::any_io_executor executor, http_front_options option
 
 http_front::~http_front() = default;
 
-result<bool> http_front::listen() { return impl_->listen(); }
+result<bool> http_front::listen() { return impl_->server_.listen(); }
+bool http_front::accepting() const { return impl_->server_.accepting(); }
 std::string http_front::url() const { return impl_->url(); }
 asio::awaitable<void> http_front::run() { return impl_->run(); }
 void http_front::stop() { impl_->stop(); }

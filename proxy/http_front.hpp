@@ -4,7 +4,8 @@
 // proxy::session and its own server (a child process per session for stdio servers, never
 // shared); stateless (2026-07-28) requests get a one-shot session each. Validates Host/Origin
 // (DNS rebinding), optional bearer auth, and bounds header and body sizes, sessions,
-// connections, idle time and per-stream buffers. Single-threaded: runs on the executor given.
+// connections, idle time and per-stream buffers (the listener is transports::http_server, which
+// also answers /healthz and /readyz). Single-threaded: runs on the executor given.
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
@@ -14,30 +15,27 @@
 
 #include "analysis/result.hpp"
 #include "proxy/session.hpp"
-#include "transports/http_rules.hpp"
+#include "transports/http_listen.hpp"
 #include "transports/server_link.hpp"
+
+namespace warden::metrics {
+struct warden_metrics;
+}
 
 namespace warden::proxy {
 
 struct http_front_options {
-  std::string listen_host = "127.0.0.1";
-  std::uint16_t port = 8080;              // 0: any free port (see http_front::url())
+  // Address, TLS, bearer token, Host/Origin, header and body limits, connections, header timeout.
+  transports::http_listen_options listen;
   std::string mcp_path = "/mcp";
   std::string sse_path = "/sse";          // legacy HTTP+SSE: GET here ...
   std::string message_path = "/message";  // ... and POST here
-  transports::origin_policy origins;
-  std::string auth_token;                 // non-empty: require "Authorization: Bearer <token>"
-  std::string tls_cert;                   // PEM chain and key: serve HTTPS
-  std::string tls_key;
-  std::size_t max_header_bytes = 16u << 10;
-  std::size_t max_body_bytes = 4u << 20;
   std::size_t max_sessions = 64;
-  std::size_t max_connections = 256;
   std::size_t stream_buffer_bytes = 16u << 20;  // unsent output per SSE stream before the client is dropped
   std::size_t replay_bytes = 1u << 20;          // kept for Last-Event-ID: per stream, and by all finished ones
-  std::chrono::milliseconds header_timeout{10000};  // a request's headers and body must arrive in this time
   std::chrono::milliseconds idle_timeout{600000};   // a session with no requests and no stream is ended
   std::chrono::milliseconds shutdown_grace{8000};   // on stop(): wait for sessions to end
+  metrics::warden_metrics* metrics = nullptr;       // sessions opened and active; null: not counted
 };
 
 // Makes the server side of a new session; the error is shown to the client (HTTP 502).
@@ -56,6 +54,7 @@ class http_front {
   // Binds and listens; fails with a clear message (address in use, bad TLS files ...).
   result<bool> listen();
   std::string url() const;  // e.g. "http://127.0.0.1:8080/mcp", valid after listen()
+  bool accepting() const;   // listening and not stopped: what /readyz reports
   // Accepts until stop(); completes once every session has ended (or the grace ran out).
   boost::asio::awaitable<void> run();
   void stop();

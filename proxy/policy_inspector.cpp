@@ -4,6 +4,7 @@
 
 #include "analysis/engine.hpp"
 #include "config/digest.hpp"
+#include "metrics/warden_metrics.hpp"
 #include "proxy/runtime_text.hpp"
 #include "proxy/surface_recorder.hpp"
 
@@ -127,6 +128,7 @@ policy_inspector::pending policy_inspector::new_entry(const message& msg) {
   entry.method = msg.method;
   entry.id = msg.id;
   entry.started = std::chrono::steady_clock::now();
+  entry.relayed = entry.started;
   return entry;
 }
 
@@ -259,6 +261,7 @@ verdict policy_inspector::ask_user(const message& msg, pending& entry) {
     if (it == pending_.end()) return approved ? verdict::forward() : deny_call(id);
     it->second.asked = outcome;
     if (approved) {
+      it->second.relayed = std::chrono::steady_clock::now();
       it->second.decision.what = action::allow;
       it->second.decision.reason = "approved by the user (" + it->second.decision.reason + ")";
       return verdict::forward();  // the pair is recorded when the server answers
@@ -326,6 +329,8 @@ verdict policy_inspector::on_answer(pending entry, const message& msg, const jso
     const json info = result->value("serverInfo", json::object());
     server_name_ = info.is_object() ? info.value("name", "") : "";
     engine_.set_server_name(server_name_);
+    call_counters_ = {};
+    call_duration_ = nullptr;
   }
 
   if (auto kind = listed_kind(entry.method); kind && has_result && result->is_object()) {
@@ -430,7 +435,21 @@ struct policy_inspector::pair_record final : deferred_record {
   }
 };
 
+// Every finished pair passes record_pair once: each call is counted once, with its final verdict.
+void policy_inspector::count_call(const pending& entry, bool answered) {
+  if (!options_.metrics || !entry.decided || entry.method != "tools/call"sv) return;
+  const auto verdict = static_cast<std::size_t>(entry.decision.what);
+  if (verdict >= call_counters_.size()) return;
+  auto& calls = call_counters_[verdict];
+  if (!calls) calls = &options_.metrics->tool_calls.with({config::to_string(entry.decision.what), server_name_});
+  calls->inc();
+  if (!answered) return;
+  if (!call_duration_) call_duration_ = &options_.metrics->tool_call_duration.with({server_name_});
+  call_duration_->observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - entry.relayed).count());
+}
+
 void policy_inspector::record_pair(pending&& entry, answer_facts* answer, json extra) {
+  count_call(entry, answer != nullptr);
   if (!options_.audit) return;
   // One record per relayed call: the relay only moves what it holds into the queue, the writer
   // thread builds, sorts, redacts and caps the members.
@@ -458,6 +477,7 @@ void policy_inspector::surface_changed(const analysis::server_surface& surface, 
     json counts = json::object();
     json top = json::array();
     for (const auto& f : report.findings) {
+      if (options_.metrics) options_.metrics->findings.with({f.rule_id, analysis::to_string(f.level)}).inc();
       counts[std::string(analysis::to_string(f.level))] = counts.value(std::string(analysis::to_string(f.level)), 0) + 1;
       if (top.size() < 20 && f.level >= analysis::severity::medium)
         top.push_back({{"rule", f.rule_id}, {"severity", analysis::to_string(f.level)}, {"location", f.location}});

@@ -4,6 +4,7 @@
 // audit trail (one record per request/response pair, with decision, matched rules and latency).
 // In audit mode it decides and records but forwards everything unchanged.
 // Runs on the session's thread like every inspector; not thread-safe.
+#include <array>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -17,6 +18,12 @@
 #include "proxy/inspection.hpp"
 #include "proxy/policy_engine.hpp"
 
+namespace warden::metrics {
+class counter;
+class histogram;
+struct warden_metrics;
+}  // namespace warden::metrics
+
 namespace warden::proxy {
 
 struct policy_inspector_options {
@@ -26,6 +33,7 @@ struct policy_inspector_options {
   std::string lockfile_path;     // "" = no pinning
   audit_log* audit = nullptr;    // may be null; must outlive the inspector
   std::string session_id;
+  metrics::warden_metrics* metrics = nullptr;  // may be null; must outlive the inspector
 };
 
 class policy_inspector : public inspector {
@@ -55,6 +63,7 @@ class policy_inspector : public inspector {
     bool decided = false;       // a tools/call that went through decide_call
     std::string asked;          // "", or the user's answer: accept / decline / cancel / timeout / no-elicitation
     std::chrono::steady_clock::time_point started;
+    std::chrono::steady_clock::time_point relayed;  // later than started when the user was asked
   };
   // What the audit record says of the server's answer.
   struct answer_facts {
@@ -79,6 +88,7 @@ class policy_inspector : public inspector {
   verdict deny_call(const nlohmann::json& id);
   verdict ask_user(const message& msg, pending& entry);
   void record_pair(pending&& entry, answer_facts* answer, nlohmann::json extra);
+  void count_call(const pending& entry, bool answered);
   void audit(nlohmann::json event);
   void audit(audit_record event);  // adds the session
   void save_pending(const std::string& server_name, const std::vector<config::pinned_item>& items);
@@ -92,6 +102,9 @@ class policy_inspector : public inspector {
   std::unordered_map<std::string, pending> pending_;
   std::string last_drift_;       // digest of the last reported drift, so it is reported once
   std::string last_surface_;     // digest of the last recorded surface
+  // This server's series, resolved on first use and again when the server's name changes.
+  std::array<metrics::counter*, 3> call_counters_{};  // by config::action
+  metrics::histogram* call_duration_ = nullptr;
 };
 
 }  // namespace warden::proxy

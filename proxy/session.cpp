@@ -960,6 +960,8 @@ asio::awaitable<session_outcome> session::run() { return impl_->run(); }
 
 const analysis::server_surface& session::surface() const { return impl_->recorder_.surface(); }
 
+bool session::initialized() const { return impl_->recorder_.initialized(); }
+
 bool session::surface_complete() const {
   const surface_recorder& recorder = impl_->recorder_;
   if (!recorder.initialized()) return false;

@@ -64,6 +64,8 @@ class session {
   boost::asio::awaitable<session_outcome> run();
 
   const analysis::server_surface& surface() const;
+  // The server has answered initialize (with a result).
+  bool initialized() const;
   // initialize was answered and every list the server offers has been listed completely.
   bool surface_complete() const;
   const session_counters& counters() const;
