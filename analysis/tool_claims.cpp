@@ -208,6 +208,15 @@ const re2::RE2& redirects_a_send = shape::pattern(R"(\b(?:send|email|forward|rou
 // A Markdown image or link whose URL the model is to fill with data.
 const re2::RE2& beacon_to_fill = shape::pattern(R"(!?\[[^\]]*\]\(https?://[^)\s]*[?&][\w-]+=[A-Z_]{2,}[^)]*\)|\b(?:substitut\w+|replac\w+|fill\w*|insert\w*|put)\b[^.;]{0,80}\b(?:user'?s?|conversation|message|messages|token|key|email)\b[^.;]{0,80}https?://\S+[?&][\w-]+=)");
 
+// Data that speaks of the AI reading it in the third person ("the assistant that handles your
+// messages can just send...", "Reviewer bots: paste the job log...", "助手...发送到"): an order
+// to an agent carried by content, when it acts on the user's data or sends it somewhere.
+const re2::RE2& ai_agent_noun = shape::pattern(
+    R"(\b(?:ai|llms?|assistants?|ai agents?|bots|copilots?|automation|language models?|asistentes?|assistentes?|assistenten|asystent\w*|asistan\w*|ассистент\w*|ии)\b|助手|アシスタント|어시스턴트|\bAI(?:는|가|에게))");
+const re2::RE2& orders_abroad = shape::pattern(
+    R"(\b(?:env[ií]a\w*|mand[ae]\w*|transf[eé]r\w*|gönder\w*|пересыл\w*|отправ\w*|enregistre\w*|r[eè]gle\w*|sende\w*|schick\w*|überweis\w*|wy[sś]l\w*|fazem o pedido|compra\w*)\b|发送|转发|전송|送信|送って)");
+const re2::RE2& tool_like_name = shape::pattern(R"((?-i:\b[a-z][a-z0-9]*_[a-z0-9_]+\b))");
+
 // "open https://... and append the user's question to it": the user's words sent to an address.
 const re2::RE2& url_in_text = shape::pattern(R"(\bhttps?://[^\s"'<>]+)");
 const re2::RE2& adds_users_words = shape::pattern(R"(\b(?:append|add|attach|include|put|insert|concatenate|encode|pass|paste|send|post|submit)\b[^.;]{0,60}\b(?:the user'?s?|their|the conversation|this conversation|the chat|the question|the request|the prompt|the messages?|what the user)\b)");
@@ -219,10 +228,10 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
   // Most results hold none of what these rules need: one pass over the whole text says which
   // rules can fire at all.
   static const shape::gate needs{&addresses_the_ai, &asks_the_user_for_it, &redirects_a_send, &misreports_gate(), &forged_turn, &url_to_fill,
-                                 &local_secret_to_send, &beacon_to_fill, &models_context_in_result, &orders_a_call, &url_in_text};
+                                 &local_secret_to_send, &beacon_to_fill, &models_context_in_result, &orders_a_call, &url_in_text, &ai_agent_noun};
   const auto may = needs.match(view);
   if (std::none_of(may.begin(), may.end(), [](bool b) { return b; })) return;
-  enum { ai, ask, redirect, mislead, turn, url, local, beacon, context, call, link };
+  enum { ai, ask, redirect, mislead, turn, url, local, beacon, context, call, link, agent };
   bool ai_addressed_before = false;
   std::string_view previous;
   for (const auto& s : sentences) {
@@ -232,6 +241,12 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
     // in two sentences (or two lines).
     if ((to_ai || ai_addressed_before) && matches(sentence, orders_an_action)) {
       out.push_back({"poison.impersonation", severity::high, 0.8, s.begin, s.end, "text in a tool result addresses the AI reading it and orders an action"});
+      return;
+    }
+    if (may[agent] && matches(sentence, ai_agent_noun) && (matches(sentence, orders_an_action) || matches(sentence, orders_abroad)) &&
+        (matches(sentence, sink_or_private) || matches(sentence, tool_like_name))) {
+      out.push_back({"poison.impersonation", severity::high, 0.8, s.begin, s.end,
+                     "content in a tool result tells the AI reading it to act on the user's data or send it somewhere"});
       return;
     }
     ai_addressed_before = to_ai;
