@@ -21,20 +21,26 @@ python3 tests/corpus/generator/generate.py --out "$work/gen" "${carriers[@]}" >/
 # so that a real drop fails while run-to-run noise (none: everything is deterministic) cannot.
 # With the real-server cache the generator's carriers are real servers (their honest text is in
 # every generated case), so dev and sealed have two sets of floors.
-if [[ -d "$cache/surfaces" ]]; then dev_floor=0.93:0.80 sealed_floor=0.87:0.55; else dev_floor=0.98:0.83 sealed_floor=0.95:0.50; fi
+if [[ -d "$cache/surfaces" ]]; then dev_floor=0.95:0.84 sealed_floor=0.89:0.59; else dev_floor=0.99:0.87 sealed_floor=0.95:0.55; fi
 args=(--no-speed
       --set "dev=$work/gen/dev" --gate "dev:${GATE_DEV:-$dev_floor}"
       --set "sealed=$work/gen/sealed" --gate "sealed:${GATE_SEALED:-$sealed_floor}"
-      --set "corpus=tests/corpus/malicious,tests/corpus/benign" --gate "corpus:${GATE_CORPUS:-0.98:0.88}")
+      --set "corpus=tests/corpus/malicious,tests/corpus/benign" --gate "corpus:${GATE_CORPUS:-0.98:0.90}")
 for batch in tests/corpus/redteam/batch-*/; do
   [[ -d "$batch" ]] || continue
   name=redteam-$(basename "$batch")
-  args+=(--set "$name=$batch" --gate "$name:${GATE_REDTEAM:-0.90:0.65}")
+  # Each batch's floor sits a little under its figure in docs/detection.md; batch-05 (written to
+  # evade the usual vocabulary) is the hardest so far.
+  case $(basename "$batch") in
+    batch-05) floor=0.90:0.57 ;;
+    *) floor=0.90:0.65 ;;
+  esac
+  args+=(--set "$name=$batch" --gate "$name:${GATE_REDTEAM:-$floor}")
 done
 if [[ -d "$cache/surfaces" ]]; then
   # Today's figures as the floor (issue 27's target is 0 servers and 0.5 %: not met, see
   # docs/detection.md); a regression fails.
-  args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:${GATE_SERVERS:-0.021:36}")
+  args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:${GATE_SERVERS:-0.018:31}")
 elif [[ "${WARDEN_DETECTION_REQUIRE_SERVERS:-0}" == 1 ]]; then
   echo "detection.sh: no real-server surfaces in $cache (run scripts/real-servers.sh enumerate)" >&2
   exit 1
