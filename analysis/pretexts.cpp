@@ -411,7 +411,7 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     }
     // "when the user has provided it in this conversation": the user's own input, for this call.
     static const re2::RE2& given_by_the_user = shape::pattern(R"(\b(?:the )?user (?:has |have )?(?:provided|given|supplied|entered|typed|shared) (?:it|them|one)\b)");
-    if (param && ((may[context_grab] && matches(sentence, from_the_models_context) && matches(sentence, personal_or_private) && !matches(sentence, given_by_the_user)) ||
+    if (param && ((may[context_grab] && !conversation_tool && matches(sentence, from_the_models_context) && matches(sentence, personal_or_private) && !matches(sentence, given_by_the_user)) ||
                   (may[dossier] && matches(sentence, user_dossier)))) {
       out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end,
                      "a parameter to be filled with what the model has seen or knows of the user, not with the user's request"});

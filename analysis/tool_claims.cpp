@@ -215,6 +215,9 @@ const re2::RE2& ai_agent_noun = shape::pattern(
     R"(\b(?:ai|llms?|assistants?|ai agents?|bots|copilots?|automation|language models?|asistentes?|assistentes?|assistenten|asystent\w*|asistan\w*|ассистент\w*|ии)\b|助手|アシスタント|어시스턴트|\bAI(?:는|가|에게))");
 const re2::RE2& orders_abroad = shape::pattern(
     R"(\b(?:env[ií]a\w*|mand[ae]\w*|transf[eé]r\w*|gönder\w*|пересыл\w*|отправ\w*|enregistre\w*|r[eè]gle\w*|sende\w*|schick\w*|überweis\w*|wy[sś]l\w*|fazem o pedido|compra\w*)\b|发送|转发|전송|送信|送って)");
+// What a third-person order has the agent do, in the third person too ("forwards", "sends").
+const re2::RE2& agent_acts = shape::pattern(
+    R"(\b(?:forward|send|post|email|e-mail|paste|attach|upload|export|share|transfer|pay|add|append|type|reply|dm|message|merge|push|approve|create|delete|copy|print|text|move|grant|invite|change|update|buy|order|check out|book)(?:s|es|ed)?\b)");
 const re2::RE2& tool_like_name = shape::pattern(R"((?-i:\b[a-z][a-z0-9]*_[a-z0-9_]+\b))");
 
 // "open https://... and append the user's question to it": the user's words sent to an address.
@@ -243,7 +246,7 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
       out.push_back({"poison.impersonation", severity::high, 0.8, s.begin, s.end, "text in a tool result addresses the AI reading it and orders an action"});
       return;
     }
-    if (may[agent] && matches(sentence, ai_agent_noun) && (matches(sentence, orders_an_action) || matches(sentence, orders_abroad)) &&
+    if (may[agent] && matches(sentence, ai_agent_noun) && (matches(sentence, agent_acts) || matches(sentence, orders_abroad)) &&
         (matches(sentence, sink_or_private) || matches(sentence, tool_like_name))) {
       out.push_back({"poison.impersonation", severity::high, 0.8, s.begin, s.end,
                      "content in a tool result tells the AI reading it to act on the user's data or send it somewhere"});
