@@ -1,6 +1,8 @@
 #include "proxy/audit_log.hpp"
 
 #include <doctest/doctest.h>
+
+#include "file_lines.hpp"
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -36,17 +38,8 @@ struct temp_log {
   ~temp_log() { std::filesystem::remove_all(dir); }
 };
 
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-void write_lines(const std::string& path, const std::vector<std::string>& lines) {
-  std::ofstream out(path, std::ios::trunc);
-  for (const auto& l : lines) out << l << '\n';
-}
+using warden::test::read_lines;
+using warden::test::write_lines;
 
 // Options for a log at `t` that redacts credentials in peer values.
 audit_options redacting(const temp_log& t) {

@@ -2,6 +2,8 @@
 #include "proxy/audit_signer.hpp"
 
 #include <doctest/doctest.h>
+
+#include "file_lines.hpp"
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <sys/stat.h>
@@ -33,17 +35,8 @@ struct temp_dir {
   std::string path(const std::string& name) const { return (dir / name).string(); }
 };
 
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-void write_lines(const std::string& path, const std::vector<std::string>& lines) {
-  std::ofstream out(path, std::ios::trunc);
-  for (const auto& l : lines) out << l << '\n';
-}
+using warden::test::read_lines;
+using warden::test::write_lines;
 
 // A key pair PREFIX.key / PREFIX.pub in `t`: the signer and a verifier for it.
 struct key_pair {
