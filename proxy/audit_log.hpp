@@ -249,11 +249,17 @@ struct verify_report {
   std::uint64_t signed_records = 0;   // with keys: records before the last checkpoint (its signature covers them)
   std::uint64_t unsigned_tail = 0;    // with keys: records after the last checkpoint
   std::string last_checkpoint;        // "FILE:LINE"
+  // `received` only: records sent twice (skipped), and gaps a syslog_gap record announces.
+  std::uint64_t resent = 0;
+  std::vector<std::string> gaps;      // "FILE:LINE: seq A..B not shipped (reason)"
 };
 
 // Verifies FILE and its rotated predecessors (FILE.N ... FILE.1, oldest first) as one chain; with
-// `keys`, also every checkpoint's signature (audit_verify.cpp).
-verify_report verify_log(const std::string& path, const checkpoint_verifier* keys = nullptr);
+// `keys`, also every checkpoint's signature (audit_verify.cpp). `received`: FILE is a copy a
+// syslog receiver got from --audit-syslog; records sent again after a reconnect are skipped when
+// they chain on and rejoin the log with the same hash, and a jump in seq announced by the
+// syslog_gap record after it is reported instead of failing.
+verify_report verify_log(const std::string& path, const checkpoint_verifier* keys = nullptr, bool received = false);
 
 // One complete record line -> its hash, or an explanation why it is not a record.
 struct record_check {
