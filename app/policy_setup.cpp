@@ -10,6 +10,8 @@
 #include "config/policy.hpp"
 #include "proxy/audit_log.hpp"
 #include "proxy/audit_signer.hpp"
+#include "proxy/audit_spool.hpp"
+#include "proxy/audit_syslog.hpp"
 #include "proxy/policy_inspector.hpp"
 #include "proxy/runtime_text.hpp"
 #include "transports/child_process.hpp"
@@ -41,6 +43,16 @@ void add_policy_options(CLI::App& cli, policy_settings& s) {
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{366} * 86400))
       ->needs(sign_key)
       ->capture_default_str();
+  auto* syslog = cli.add_option("--audit-syslog", s.audit_syslog,
+                                "Also ship every audit record to a syslog receiver: tcp://HOST:PORT or tls://HOST:PORT "
+                                "(RFC 5424, octet-counted; docs/fleet.md)");
+  cli.add_option("--audit-syslog-ca", s.audit_syslog_ca, "With a tls:// receiver: trust the CA certificates in FILE, not the system store")
+      ->needs(syslog);
+  cli.add_option("--audit-syslog-spool-mb", s.audit_syslog_spool_mb,
+                 "Records the receiver has not confirmed wait in AUDIT-LOG.spool/, up to this size")
+      ->check(CLI::PositiveNumber)
+      ->needs(syslog)
+      ->capture_default_str();
 }
 
 result<std::shared_ptr<const proxy::checkpoint_signer>> audit_signer(const policy_settings& settings) {
@@ -49,11 +61,34 @@ result<std::shared_ptr<const proxy::checkpoint_signer>> audit_signer(const polic
   return proxy::checkpoint_signer::load(settings.audit_sign_key);
 }
 
+result<std::shared_ptr<proxy::syslog_shipper>> audit_shipper(const policy_settings& settings) {
+  if (settings.audit_syslog.empty() || settings.audit_shipper) return settings.audit_shipper;
+  if (settings.audit_log_path.empty()) return error{"--audit-syslog needs --audit-log (records are shipped from that file)"};
+  auto target = proxy::parse_syslog_url(settings.audit_syslog);
+  if (!target) return error{target.error_message()};
+  if (!target->tls && !settings.audit_syslog_ca.empty()) return error{"--audit-syslog-ca needs a tls:// receiver"};
+  proxy::spool_options spool;
+  spool.audit_path = settings.audit_log_path;
+  spool.max_bytes = settings.audit_syslog_spool_mb << 20;
+  auto opened = proxy::audit_spool::open(std::move(spool));
+  if (!opened) return error{opened.error_message()};
+  proxy::syslog_options options;
+  options.target = *target;
+  options.ca_file = settings.audit_syslog_ca;
+  options.identity = proxy::make_syslog_identity(settings.audit_log_path);
+  auto shipper = proxy::syslog_shipper::start(std::move(options), std::move(*opened));
+  if (!shipper) return error{shipper.error_message()};
+  return std::shared_ptr<proxy::syslog_shipper>(std::move(*shipper));
+}
+
 result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_settings& settings,
                                                                const std::vector<std::string>& argv) {
   std::unique_ptr<policy_runtime> runtime(new policy_runtime());
   auto signer = audit_signer(settings);
   if (!signer) return error{signer.error_message()};
+  auto shipper = audit_shipper(settings);
+  if (!shipper) return error{shipper.error_message()};
+  runtime->shipper_ = std::move(*shipper);
   config::policy rules = config::default_policy();
   if (!settings.policy_path.empty()) {
     auto loaded = config::load_policy(settings.policy_path);
@@ -86,6 +121,7 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
     options.signer = *signer;
     options.checkpoint_records = settings.audit_checkpoint_records;
     options.checkpoint_interval = std::chrono::seconds(settings.audit_checkpoint_seconds);
+    if (runtime->shipper_) options.sink = runtime->shipper_->spool();
     auto opened = proxy::audit_log::open(std::move(options));
     if (!opened) return error{opened.error_message()};
     runtime->audit_ = std::move(*opened);
@@ -114,9 +150,10 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
                              {"policy", rules.source},
                              {"lockfile", settings.lockfile_path}});
   }
-  spdlog::info("policy '{}' in {} mode{}{}", rules.source, config::to_string(mode),
+  spdlog::info("policy '{}' in {} mode{}{}{}", rules.source, config::to_string(mode),
                settings.audit_log_path.empty() ? "" : "; audit log " + settings.audit_log_path,
-               *signer ? ", signed by key " + (*signer)->key_id() : "");
+               *signer ? ", signed by key " + (*signer)->key_id() : "",
+               runtime->shipper_ ? ", shipped to " + settings.audit_syslog : "");
   return runtime;
 }
 
