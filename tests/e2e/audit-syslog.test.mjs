@@ -114,11 +114,12 @@ test('stdio: records arrive byte for byte and verify; rsyslog stopped and restar
   { skip: SKIP, timeout: 240_000 }, async () => {
     const t = tempDir('mcpw-syslog-');
     const rs = new Rsyslog(t.dir);
+    let s;
     try {
       await rs.start();
       const audit = join(t.dir, 'audit.jsonl');
       const proxyArgs = ['--audit-log', audit, '--audit-syslog', `tcp://127.0.0.1:${rs.port}`, '--log-level', 'warn'];
-      let s = await connectClient(everythingSpec(), { proxied: true, proxyArgs });
+      s = await connectClient(everythingSpec(), { proxied: true, proxyArgs });
       for (let i = 0; i < 5; i++) await echo(s, `before ${i}`);
       await allArrived(rs, audit);
       // So far one connection: each record exactly once, and the copy verifies as it is.
@@ -155,34 +156,42 @@ test('stdio: records arrive byte for byte and verify; rsyslog stopped and restar
       const texts = lines(audit).map((l) => JSON.parse(l)).filter((r) => r.event === 'call').map((r) => JSON.stringify(r.arguments));
       for (const m of ['before 0', 'while down 4', 'before kill 2', 'after restart 2']) assert.ok(texts.some((x) => x.includes(m)), m);
     } finally {
+      if (s?.transport.pid) try { process.kill(s.transport.pid, 'SIGKILL'); } catch { /* gone */ }
       await rs.stop();
       t.cleanup();
     }
   });
 
-test('serve: the sessions sharing one audit file ship it through one spool', { skip: SKIP, timeout: 120_000 }, async () => {
-  const t = tempDir('mcpw-syslog-serve-');
-  const rs = new Rsyslog(t.dir);
-  try {
-    await rs.start();
-    const audit = join(t.dir, 'audit.jsonl');
-    const serve = await startServe(['--audit-log', audit, '--audit-syslog', `tcp://127.0.0.1:${rs.port}`, '--log-level', 'warn']);
+test('serve: the sessions sharing one signed audit file ship it through one spool; the copy\'s signatures verify',
+  { skip: SKIP, timeout: 120_000 }, async () => {
+    const t = tempDir('mcpw-syslog-serve-');
+    const rs = new Rsyslog(t.dir);
     try {
-      const sessions = [await connectHttp(serve.url), await connectHttp(serve.url)];
-      for (let i = 0; i < 3; i++) for (const c of sessions) await echo(c, `m${i}`);
-      for (const c of sessions) await c.close();
+      await rs.start();
+      const audit = join(t.dir, 'audit.jsonl');
+      const key = join(t.dir, 'audit');
+      assert.equal(warden('log', 'keygen', '--out', key).status, 0);
+      const serve = await startServe(['--audit-log', audit, '--audit-syslog', `tcp://127.0.0.1:${rs.port}`,
+        '--audit-sign-key', `${key}.key`, '--audit-checkpoint-records', '5', '--log-level', 'warn']);
+      try {
+        const sessions = [await connectHttp(serve.url), await connectHttp(serve.url)];
+        for (let i = 0; i < 3; i++) for (const c of sessions) await echo(c, `m${i}`);
+        for (const c of sessions) await c.close();
+      } finally {
+        await serve.stop('SIGTERM');
+      }
+      const records = lines(audit).map((l) => JSON.parse(l));
+      assert.equal(new Set(records.filter((r) => r.event === 'session_start').map((r) => r.session)).size, 2);
+      await allArrived(rs, audit);
+      assert.deepEqual(lines(rs.received), lines(audit));
+      const signed = warden('log', 'verify', '--received', '--pubkey', `${key}.pub`, rs.received);
+      assert.equal(signed.status, 0, signed.stdout + signed.stderr);
+      assert.match(signed.stdout, /hash chain intact; 0 record\(s\) received twice, skipped; \d+ checkpoint signature\(s\) verified/);
     } finally {
-      await serve.stop('SIGTERM');
+      await rs.stop();
+      t.cleanup();
     }
-    const records = lines(audit).map((l) => JSON.parse(l));
-    assert.equal(new Set(records.filter((r) => r.event === 'session_start').map((r) => r.session)).size, 2);
-    await allArrived(rs, audit);
-    assert.deepEqual(lines(rs.received), lines(audit));
-  } finally {
-    await rs.stop();
-    t.cleanup();
-  }
-});
+  });
 
 test('tls: the receiver\'s certificate is checked against --audit-syslog-ca; a wrong CA ships nothing and keeps the records',
   { skip: SKIP || (!OSSL && 'rsyslog has no OpenSSL driver (Debian: apt-get install rsyslog-openssl)'), timeout: 120_000 }, async () => {
