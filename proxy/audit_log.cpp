@@ -503,17 +503,6 @@ bool audit_log::append_own(audit_record event, bool gap_note) {
   return true;
 }
 
-// Lines the sink could not keep are announced in the chain itself, after everything appended so
-// far (so the gap ends at the head) and before this writer's next records.
-void audit_log::announce_gap(bool closing) {
-  if (!options_.sink) return;
-  ship({});
-  auto gap = options_.sink->gap_record(closing, seq_);
-  if (!gap) return;
-  gap->text("ts", config::utc_timestamp(), false);
-  append_own(std::move(*gap), true);
-}
-
 void audit_log::write_checkpoint() {
   if (!options_.signer || unsigned_records_ == 0) return;
   auto checkpoint = options_.signer->checkpoint(seq_, last_hash_);
@@ -630,10 +619,8 @@ void audit_log::writer_loop() {
       wake_.wait_for(lock, options_.gather, [&] { return stopping_ || queue_.size() >= options_.queue_capacity; });
     }
   }
-  if (options_.sink) {
-    file_lock lock(fd_);
-    if (refresh_tail()) announce_gap(true);
-  }
+  if (options_.sink)
+    if (file_lock lock(fd_); refresh_tail()) announce_gap(true);  // owed even without room
   checkpoint_if_due(true);
   if (dirty_ && options_.sync != audit_sync::never) ::fdatasync(fd_);
 }
@@ -689,10 +676,10 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
       expected_size_ += text.size();
       written_ += in_text;
       dirty_ = true;
-      ship(text);
       if (last_write_failed_) spdlog::warn("audit log '{}': writes succeed again", options_.path);
       last_write_failed_ = false;
       note_owed = false;
+      ship(text);
     } else {
       const int error = errno;
       const auto last_newline = sent == 0 ? std::string::npos : text.rfind('\n', sent - 1);

@@ -65,10 +65,10 @@ struct audit_options {
   bool redact_secrets = false;
   std::size_t max_string = 0;  // 0: no cap
   std::size_t max_depth = 0;   // levels below the record (its members are level 1); 0: no cap
+  std::shared_ptr<audit_sink> sink;  // none: nothing shipped
   std::shared_ptr<const checkpoint_signer> signer;  // none: no checkpoints
   std::uint64_t checkpoint_records = 1000;
   std::chrono::milliseconds checkpoint_interval{60'000};
-  std::shared_ptr<audit_sink> sink;  // none: nothing shipped
 };
 
 // A member's key. Nearly all are literals: those are checked at compile time to need no JSON
@@ -156,8 +156,8 @@ class audit_sink {
   // catch up with what others appended). `gap_note`: the first line of `written` is the record
   // gap_record() returned.
   virtual void appended(int fd, std::string_view written, bool gap_note) = 0;
-  // A record announcing lines the sink could not keep, to be chained now (the file's last record
-  // has `last_seq`); none while nothing is owed, or no room yet unless `closing`.
+  // A record (with "ts") announcing lines the sink could not keep, to be chained now (the file's
+  // last record has `last_seq`); none while nothing is owed, or no room yet unless `closing`.
   virtual std::optional<audit_record> gap_record(bool closing, std::uint64_t last_seq) = 0;
 };
 
@@ -203,7 +203,13 @@ class audit_log {
   void ship(std::string_view written, bool gap_note = false) {  // to the sink, if any (under flock, file sound)
     if (options_.sink && expected_size_ != std::uint64_t(-1)) options_.sink->appended(fd_, written, gap_note);
   }
-  void announce_gap(bool closing);                             // the sink's gap record, if due (under flock)
+  // The sink's gap record, if due: after everything appended so far (so the gap ends at the head),
+  // before this writer's next records (under flock).
+  void announce_gap(bool closing) {
+    if (!options_.sink) return;
+    ship({});
+    if (auto gap = options_.sink->gap_record(closing, seq_)) append_own(std::move(*gap), true);
+  }
   void write_checkpoint();               // under flock, tail fresh
   void checkpoint_if_due(bool closing);
   void count_unsigned() {

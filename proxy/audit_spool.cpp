@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "config/digest.hpp"
+#include "config/lockfile.hpp"
 
 namespace warden::proxy {
 
@@ -389,7 +390,8 @@ std::optional<audit_record> audit_spool::gap_record(bool closing, std::uint64_t 
   record.text("event", "syslog_gap", false)
       .count("last_seq", last_seq)
       .text("reason", gap_reason(gap_.reason), false)
-      .text("spool", options_.dir, false);
+      .text("spool", options_.dir, false)
+      .text("ts", config::utc_timestamp(), false);
   if (gap_.first_seq) record.count("first_seq", gap_.first_seq).count("records", last_seq - gap_.first_seq + 1);
   else record.count("records", gap_.dropped);
   return record;

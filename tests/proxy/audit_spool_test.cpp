@@ -248,7 +248,10 @@ TEST_CASE("a gap still to be announced survives a restart of the spool") {
   auto spool = open_spool(t, 200);
   auto gap = spool->gap_record(true, 3);
   REQUIRE(gap);
-  CHECK(json::parse(gap->canonical_text()) ==
+  auto body = json::parse(gap->canonical_text());
+  CHECK(body["ts"].is_string());
+  body.erase("ts");
+  CHECK(body ==
         json{{"event", "syslog_gap"}, {"first_seq", 2}, {"last_seq", 3}, {"records", 2},
              {"reason", "the syslog spool was full: the receiver did not take records for too long"}, {"spool", t.spool()}});
 }
