@@ -22,7 +22,7 @@ using nlohmann::json;
 
 void add_policy_options(CLI::App& cli, policy_settings& s) {
   cli.add_option("--policy", s.policy_path, "Capability policy file (docs/policy.md); default: the built-in policy");
-  cli.add_option("--audit-log", s.audit_log_path, "Append the hash-chained audit log (JSON Lines) to FILE");
+  auto* audit_log = cli.add_option("--audit-log", s.audit_log_path, "Append the hash-chained audit log (JSON Lines) to FILE");
   cli.add_option("--mode", s.mode, "audit: decide and record only (default) | enforce: act on the decisions")
       ->check(CLI::IsMember({"audit", "enforce"}));
   cli.add_option("--lockfile", s.lockfile_path, "Pin the surface in FILE (rug-pull detection)");
@@ -45,7 +45,8 @@ void add_policy_options(CLI::App& cli, policy_settings& s) {
       ->capture_default_str();
   auto* syslog = cli.add_option("--audit-syslog", s.audit_syslog,
                                 "Also ship every audit record to a syslog receiver: tcp://HOST:PORT or tls://HOST:PORT "
-                                "(RFC 5424, octet-counted; docs/fleet.md)");
+                                "(RFC 5424, octet-counted; docs/fleet.md)")
+                    ->needs(audit_log);
   cli.add_option("--audit-syslog-ca", s.audit_syslog_ca, "With a tls:// receiver: trust the CA certificates in FILE, not the system store")
       ->needs(syslog);
   cli.add_option("--audit-syslog-spool-mb", s.audit_syslog_spool_mb,
@@ -118,10 +119,10 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
     options.redact_secrets = rules.secrets.redact_audit;
     options.max_string = 2048;
     options.max_depth = 12;
+    if (runtime->shipper_) options.sink = runtime->shipper_->spool();
     options.signer = *signer;
     options.checkpoint_records = settings.audit_checkpoint_records;
     options.checkpoint_interval = std::chrono::seconds(settings.audit_checkpoint_seconds);
-    if (runtime->shipper_) options.sink = runtime->shipper_->spool();
     auto opened = proxy::audit_log::open(std::move(options));
     if (!opened) return error{opened.error_message()};
     runtime->audit_ = std::move(*opened);

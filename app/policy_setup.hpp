@@ -38,15 +38,15 @@ struct policy_settings {
   std::uint64_t audit_checkpoint_seconds = 60;
   std::string audit_syslog;     // tcp://HOST:PORT or tls://HOST:PORT
   std::string audit_syslog_ca;  // tls: CA file
-  std::uint64_t audit_syslog_spool_mb = 256;
-  // The key, read once when set (serve: before the first session); else start() reads it.
-  std::shared_ptr<const proxy::checkpoint_signer> audit_signer;
+  std::uint64_t audit_syslog_spool_mb = 256;  // (--audit-syslog needs --audit-log: enabled() holds)
   // The shipper, one per audit file (serve: started before the first session); else start() starts it.
   std::shared_ptr<proxy::syslog_shipper> audit_shipper;
+  // The key, read once when set (serve: before the first session); else start() reads it.
+  std::shared_ptr<const proxy::checkpoint_signer> audit_signer;
   // Without any of these options the proxy runs exactly as before (no policy inspector).
   bool enabled() const {
     return !policy_path.empty() || !audit_log_path.empty() || !mode.empty() || !lockfile_path.empty() || !pin.empty() ||
-           !audit_sign_key.empty() || !audit_syslog.empty();
+           !audit_sign_key.empty();
   }
 };
 
