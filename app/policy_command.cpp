@@ -172,12 +172,13 @@ int pins_command(const std::vector<std::string>& args) {
 // --- log -------------------------------------------------------------------------------------------
 
 // One log (with its rotated files): the report as lines, the verdict last. Returns whether it passed.
-bool print_verify_report(const std::string& path, const proxy::checkpoint_verifier* keys, bool name_it) {
-  const auto report = proxy::verify_log(path, keys);
+bool print_verify_report(const std::string& path, const proxy::checkpoint_verifier* keys, bool received, bool name_it) {
+  const auto report = proxy::verify_log(path, keys, received);
   const auto count = [](std::uint64_t n) { return static_cast<unsigned long long>(n); };
   const std::string name = name_it ? path + ": " : "";
   for (const auto& note : report.notes) std::printf("note: %s\n", note.c_str());
   if (!report.torn_tail.empty()) std::printf("warning: %s\n", report.torn_tail.c_str());
+  for (const auto& gap : report.gaps) std::printf("warning: %s\n", gap.c_str());
   if (!report.ok) {
     std::printf("FAILED %safter %llu valid record(s): %s\n", name.c_str(), count(report.records), report.problem.c_str());
     return false;
@@ -188,6 +189,7 @@ bool print_verify_report(const std::string& path, const proxy::checkpoint_verifi
     std::printf("warning: %llu record(s) after the last checkpoint (%s) are not covered by a signature yet\n",
                 count(report.unsigned_tail), report.last_checkpoint.c_str());
   std::printf("ok: %s%llu record(s) in %zu file(s), hash chain intact", name.c_str(), count(report.records), report.files.size());
+  if (received) std::printf("; %llu record(s) received twice, skipped", count(report.resent));
   if (keys)
     std::printf("; %llu checkpoint signature(s) verified, covering %llu record(s)", count(report.checkpoints),
                 count(report.signed_records));
@@ -196,12 +198,16 @@ bool print_verify_report(const std::string& path, const proxy::checkpoint_verifi
 }
 
 int log_verify(const std::vector<std::string>& args) {
-  CLI::App cli{"mcp-warden log verify [--pubkey KEY.pub]... FILE...: check the hash chain (and rotated FILE.N) and, with\n"
-               "--pubkey, every signed checkpoint; exit 1 at the first bad record"};
+  CLI::App cli{"mcp-warden log verify [--pubkey KEY.pub]... [--received] FILE...: check the hash chain (and rotated FILE.N)\n"
+               "and, with --pubkey, every signed checkpoint; exit 1 at the first bad record"};
   std::vector<std::string> paths, pubkeys;
+  bool received = false;
   cli.add_option("FILE", paths, "Audit log(s)")->required();
   cli.add_option("--pubkey", pubkeys, "Ed25519 public key (PEM) the checkpoints must be signed with (repeatable)")
       ->allow_extra_args(false);
+  cli.add_flag("--received", received,
+               "FILE is what a syslog receiver got from --audit-syslog: records sent twice after a reconnect are "
+               "skipped (same seq, same hash), gaps announced by a syslog_gap record are warnings");
   if (int code = parse_cli(cli, args); code >= 0) return code;
   std::optional<proxy::checkpoint_verifier> keys;
   if (!pubkeys.empty()) {
@@ -213,7 +219,7 @@ int log_verify(const std::vector<std::string>& args) {
     keys = std::move(*loaded);
   }
   bool ok = true;
-  for (const auto& path : paths) ok = print_verify_report(path, keys ? &*keys : nullptr, paths.size() > 1) && ok;
+  for (const auto& path : paths) ok = print_verify_report(path, keys ? &*keys : nullptr, received, paths.size() > 1) && ok;
   return ok ? 0 : 1;
 }
 

@@ -10,6 +10,8 @@
 #include "config/policy.hpp"
 #include "proxy/audit_log.hpp"
 #include "proxy/audit_signer.hpp"
+#include "proxy/audit_spool.hpp"
+#include "proxy/audit_syslog.hpp"
 #include "proxy/policy_inspector.hpp"
 #include "proxy/runtime_text.hpp"
 #include "transports/child_process.hpp"
@@ -20,7 +22,7 @@ using nlohmann::json;
 
 void add_policy_options(CLI::App& cli, policy_settings& s) {
   cli.add_option("--policy", s.policy_path, "Capability policy file (docs/policy.md); default: the built-in policy");
-  cli.add_option("--audit-log", s.audit_log_path, "Append the hash-chained audit log (JSON Lines) to FILE");
+  auto* audit_log = cli.add_option("--audit-log", s.audit_log_path, "Append the hash-chained audit log (JSON Lines) to FILE");
   cli.add_option("--mode", s.mode, "audit: decide and record only (default) | enforce: act on the decisions")
       ->check(CLI::IsMember({"audit", "enforce"}));
   cli.add_option("--lockfile", s.lockfile_path, "Pin the surface in FILE (rug-pull detection)");
@@ -41,6 +43,17 @@ void add_policy_options(CLI::App& cli, policy_settings& s) {
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{366} * 86400))
       ->needs(sign_key)
       ->capture_default_str();
+  auto* syslog = cli.add_option("--audit-syslog", s.audit_syslog,
+                                "Also ship every audit record to a syslog receiver: tcp://HOST:PORT or tls://HOST:PORT "
+                                "(RFC 5424, octet-counted; docs/fleet.md)")
+                    ->needs(audit_log);
+  cli.add_option("--audit-syslog-ca", s.audit_syslog_ca, "With a tls:// receiver: trust the CA certificates in FILE, not the system store")
+      ->needs(syslog);
+  cli.add_option("--audit-syslog-spool-mb", s.audit_syslog_spool_mb,
+                 "Records the receiver has not confirmed wait in AUDIT-LOG.spool/, up to this size")
+      ->check(CLI::PositiveNumber)
+      ->needs(syslog)
+      ->capture_default_str();
 }
 
 result<std::shared_ptr<const proxy::checkpoint_signer>> audit_signer(const policy_settings& settings) {
@@ -49,11 +62,34 @@ result<std::shared_ptr<const proxy::checkpoint_signer>> audit_signer(const polic
   return proxy::checkpoint_signer::load(settings.audit_sign_key);
 }
 
+result<std::shared_ptr<proxy::syslog_shipper>> audit_shipper(const policy_settings& settings) {
+  if (settings.audit_syslog.empty() || settings.audit_shipper) return settings.audit_shipper;
+  if (settings.audit_log_path.empty()) return error{"--audit-syslog needs --audit-log (records are shipped from that file)"};
+  auto target = proxy::parse_syslog_url(settings.audit_syslog);
+  if (!target) return error{target.error_message()};
+  if (!target->tls && !settings.audit_syslog_ca.empty()) return error{"--audit-syslog-ca needs a tls:// receiver"};
+  proxy::spool_options spool;
+  spool.audit_path = settings.audit_log_path;
+  spool.max_bytes = settings.audit_syslog_spool_mb << 20;
+  auto opened = proxy::audit_spool::open(std::move(spool));
+  if (!opened) return error{opened.error_message()};
+  proxy::syslog_options options;
+  options.target = *target;
+  options.ca_file = settings.audit_syslog_ca;
+  options.identity = proxy::make_syslog_identity(settings.audit_log_path);
+  auto shipper = proxy::syslog_shipper::start(std::move(options), std::move(*opened));
+  if (!shipper) return error{shipper.error_message()};
+  return std::shared_ptr<proxy::syslog_shipper>(std::move(*shipper));
+}
+
 result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_settings& settings,
                                                                const std::vector<std::string>& argv) {
   std::unique_ptr<policy_runtime> runtime(new policy_runtime());
   auto signer = audit_signer(settings);
   if (!signer) return error{signer.error_message()};
+  auto shipper = audit_shipper(settings);
+  if (!shipper) return error{shipper.error_message()};
+  runtime->shipper_ = std::move(*shipper);
   config::policy rules = config::default_policy();
   if (!settings.policy_path.empty()) {
     auto loaded = config::load_policy(settings.policy_path);
@@ -83,6 +119,7 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
     options.redact_secrets = rules.secrets.redact_audit;
     options.max_string = 2048;
     options.max_depth = 12;
+    if (runtime->shipper_) options.sink = runtime->shipper_->spool();
     options.signer = *signer;
     options.checkpoint_records = settings.audit_checkpoint_records;
     options.checkpoint_interval = std::chrono::seconds(settings.audit_checkpoint_seconds);
@@ -116,9 +153,10 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
                              {"policy", rules.source},
                              {"lockfile", settings.lockfile_path}});
   }
-  spdlog::info("policy '{}' in {} mode{}{}", rules.source, config::to_string(mode),
+  spdlog::info("policy '{}' in {} mode{}{}{}", rules.source, config::to_string(mode),
                settings.audit_log_path.empty() ? "" : "; audit log " + settings.audit_log_path,
-               *signer ? ", signed by key " + (*signer)->key_id() : "");
+               *signer ? ", signed by key " + (*signer)->key_id() : "",
+               runtime->shipper_ ? ", shipped to " + settings.audit_syslog : "");
   return runtime;
 }
 

@@ -132,7 +132,7 @@ result<proxy::server_factory> make_server_factory(asio::io_context& context, con
 // Every HTTP session gets its own policy runtime (inspector, pins, audit records with its own
 // session id; the audit file is shared, its writer locks it per batch). The policy file is checked
 // once up front, so that a bad file stops serve instead of every session; the signing key is read
-// once and shared.
+// once and shared, and so is the syslog shipper.
 result<proxy::session_hook> make_policy_hook(const serve_settings& settings) {
   if (!settings.policy.enabled()) return proxy::session_hook{};
   if (!settings.policy.policy_path.empty())
@@ -144,6 +144,10 @@ result<proxy::session_hook> make_policy_hook(const serve_settings& settings) {
   auto signer = audit_signer(policy);
   if (!signer) return error{signer.error_message()};
   policy.audit_signer = std::move(*signer);
+  // One shipper for the file all sessions share; it stops once the last session's log closed.
+  auto shipper = audit_shipper(policy);
+  if (!shipper) return error{shipper.error_message()};
+  policy.audit_shipper = std::move(*shipper);
   return proxy::session_hook([policy, identity](proxy::session& session, const std::string& session_id) {
     auto started = policy_runtime::start(policy, identity);
     if (!started) {

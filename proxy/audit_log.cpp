@@ -404,6 +404,7 @@ result<std::unique_ptr<audit_log>> audit_log::open(audit_options options) {
   {
     file_lock lock(log->fd_);
     log->refresh_tail();
+    log->ship({});  // a sink that missed records (a run killed before it took them) catches up
   }
   log->writer_ = std::thread([raw = log.get()] { raw->writer_loop(); });
   return log;
@@ -486,7 +487,7 @@ bool audit_log::refresh_tail() {
 
 // A partly written record must not stay: the next one would be appended to its torn end (seen on
 // a full disk). It is cut off; if it cannot be, nothing is written until refresh_tail() repairs it.
-bool audit_log::append_own(audit_record event) {
+bool audit_log::append_own(audit_record event, bool gap_note) {
   if (expected_size_ == std::uint64_t(-1)) return false;
   std::string hash;
   const std::string line = chain_record(event, seq_ + 1, last_hash_, hash);
@@ -499,6 +500,7 @@ bool audit_log::append_own(audit_record event) {
   expected_size_ += line.size();
   dirty_ = true;
   count_unsigned();
+  ship(line, gap_note);
   return true;
 }
 
@@ -621,6 +623,8 @@ void audit_log::writer_loop() {
       wake_.wait_for(lock, options_.gather, [&] { return stopping_ || queue_.size() >= options_.queue_capacity; });
     }
   }
+  if (options_.sink)
+    if (file_lock lock(fd_); refresh_tail()) announce_gap(true);  // owed even without room
   checkpoint_if_due(true);
   if (dirty_ && options_.sync != audit_sync::never) ::fdatasync(fd_);
 }
@@ -653,6 +657,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
     return;
   }
   rotate_if_needed();
+  announce_gap(false);
   std::uint64_t seq_before = seq_;
   std::string hash_before = last_hash_;
   std::string text;
@@ -680,6 +685,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
       if (last_write_failed_) spdlog::warn("audit log '{}': writes succeed again", options_.path);
       last_write_failed_ = false;
       note_owed = false;
+      ship(text);
     } else {
       const int error = errno;
       const auto last_newline = sent == 0 ? std::string::npos : text.rfind('\n', sent - 1);
@@ -710,6 +716,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
         expected_size_ = std::uint64_t(-1);
       else
         expected_size_ = size_before + keep;
+      ship(std::string_view(text).substr(0, keep));  // the whole records kept, if the file is sound
     }
     text.clear();
     in_text = 0;

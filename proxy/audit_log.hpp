@@ -22,6 +22,8 @@
 // Signed checkpoints (with a `signer`, see audit_signer.hpp): the writer adds a "checkpoint" record
 // signing the chain head once `checkpoint_records` of its records are unsigned, once the oldest
 // of them is `checkpoint_interval` old, before a rotation and at close.
+// Shipping (with a `sink`, see audit_sink below): every line the file gains goes to the sink, in
+// file order, and the sink's gap records are chained (a syslog spool that had to drop lines).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -30,6 +32,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <variant>
@@ -43,6 +46,7 @@ struct warden_metrics;
 
 namespace warden::proxy {
 
+class audit_sink;
 class checkpoint_signer;
 class checkpoint_verifier;
 
@@ -65,6 +69,7 @@ struct audit_options {
   bool redact_secrets = false;
   std::size_t max_string = 0;  // 0: no cap
   std::size_t max_depth = 0;   // levels below the record (its members are level 1); 0: no cap
+  std::shared_ptr<audit_sink> sink;  // none: nothing shipped
   std::shared_ptr<const checkpoint_signer> signer;  // none: no checkpoints
   std::uint64_t checkpoint_records = 1000;
   std::chrono::milliseconds checkpoint_interval{60'000};
@@ -148,6 +153,20 @@ class deferred_record {
   virtual audit_record build() && = 0;
 };
 
+// Receives every line of one audit file in file order (audit_spool.hpp), whoever wrote it. Called
+// by the writers with the file locked, so one sink may serve all the writers of a file in a process.
+class audit_sink {
+ public:
+  virtual ~audit_sink() = default;
+  // The locked file `fd` now ends with `written`, which this writer just appended (empty: only
+  // catch up with what others appended). `gap_note`: the first line of `written` is the record
+  // gap_record() returned.
+  virtual void appended(int fd, std::string_view written, bool gap_note) = 0;
+  // A record (with "ts") announcing lines the sink could not keep, to be chained now (the file's
+  // last record has `last_seq`); none while nothing is owed, or no room yet unless `closing`.
+  virtual std::optional<audit_record> gap_record(bool closing, std::uint64_t last_seq) = 0;
+};
+
 struct audit_stats {
   std::uint64_t written = 0;
   std::uint64_t dropped = 0;
@@ -186,7 +205,17 @@ class audit_log {
   void write_batch(std::vector<entry>& batch, std::uint64_t dropped);
   bool refresh_tail();     // re-reads seq/hash when someone else appended (call under flock)
   void rotate_if_needed();
-  bool append_own(audit_record event);  // a record of the writer's own, written at once (under flock)
+  bool append_own(audit_record event, bool gap_note = false);  // a record of the writer's own, written at once (under flock)
+  void ship(std::string_view written, bool gap_note = false) {  // to the sink, if any (under flock, file sound)
+    if (options_.sink && expected_size_ != std::uint64_t(-1)) options_.sink->appended(fd_, written, gap_note);
+  }
+  // The sink's gap record, if due: after everything appended so far (so the gap ends at the head),
+  // before this writer's next records (under flock).
+  void announce_gap(bool closing) {
+    if (!options_.sink) return;
+    ship({});
+    if (auto gap = options_.sink->gap_record(closing, seq_)) append_own(std::move(*gap), true);
+  }
   void write_checkpoint();               // under flock, tail fresh
   void checkpoint_if_due(bool closing);
   void count_lost(std::uint64_t n);
@@ -233,11 +262,17 @@ struct verify_report {
   std::uint64_t signed_records = 0;   // with keys: records before the last checkpoint (its signature covers them)
   std::uint64_t unsigned_tail = 0;    // with keys: records after the last checkpoint
   std::string last_checkpoint;        // "FILE:LINE"
+  // `received` only: records sent twice (skipped), and gaps a syslog_gap record announces.
+  std::uint64_t resent = 0;
+  std::vector<std::string> gaps;      // "FILE:LINE: seq A..B not shipped (reason)"
 };
 
 // Verifies FILE and its rotated predecessors (FILE.N ... FILE.1, oldest first) as one chain; with
-// `keys`, also every checkpoint's signature (audit_verify.cpp).
-verify_report verify_log(const std::string& path, const checkpoint_verifier* keys = nullptr);
+// `keys`, also every checkpoint's signature (audit_verify.cpp). `received`: FILE is a copy a
+// syslog receiver got from --audit-syslog; records sent again after a reconnect are skipped when
+// they chain on and rejoin the log with the same hash, and a jump in seq announced by the
+// syslog_gap record after it is reported instead of failing.
+verify_report verify_log(const std::string& path, const checkpoint_verifier* keys = nullptr, bool received = false);
 
 // One complete record line -> its hash, or an explanation why it is not a record.
 struct record_check {

@@ -8,7 +8,7 @@
 
 namespace warden::proxy {
 
-verify_report verify_log(const std::string& path, const checkpoint_verifier* keys) {
+verify_report verify_log(const std::string& path, const checkpoint_verifier* keys, bool received) {
   verify_report report;
   std::vector<std::string> files;
   for (unsigned k = 1; k < 100000; ++k) {
@@ -21,6 +21,11 @@ verify_report verify_log(const std::string& path, const checkpoint_verifier* key
   std::string prev_hash;
   std::uint64_t prev_seq = 0;
   bool first = true;
+  // A resend after a reconnect repeats records the log already has, from the last one the shipper
+  // saw confirmed (at most its socket buffers' worth before the head): each must be the record
+  // the log holds at that seq, byte for byte (same hash). The recent hashes, by seq.
+  constexpr std::uint64_t resend_window = 1u << 17;
+  std::vector<std::pair<std::uint64_t, std::string>> recent(received ? resend_window : 0);
   for (std::size_t f = 0; f < files.size(); ++f) {
     std::ifstream in(files[f], std::ios::binary);
     if (!in) {
@@ -50,10 +55,26 @@ verify_report verify_log(const std::string& path, const checkpoint_verifier* key
       const std::uint64_t seq = check.body["seq"].get<std::uint64_t>();
       const std::string prev = check.body["prev"].get<std::string>();
       const auto event = check.body.find("event");
-      if (first) {
+      const bool is_gap = received && event != check.body.end() && *event == "syslog_gap";
+      if (received && !first && seq <= prev_seq) {
+        const auto& [seen_seq, seen_hash] = recent[seq % resend_window];
+        if (seen_seq != seq || seen_hash != check.hash) {
+          report.ok = false;
+          report.problem = where + "seq " + std::to_string(seq) + " arrives again after seq " + std::to_string(prev_seq) +
+                           (seen_seq == seq ? " with other content" : ", too far back to be a resend");
+          return report;
+        }
+        ++report.resent;
+        continue;
+      }
+      if (is_gap && !first && seq > prev_seq + 1 && check.body.value("last_seq", std::uint64_t{0}) == seq - 1 &&
+          check.body.value("first_seq", prev_seq + 1) == prev_seq + 1) {
+        report.gaps.push_back(where + "seq " + std::to_string(prev_seq + 1) + ".." + std::to_string(seq - 1) +
+                              " were not shipped (" + check.body.value("reason", std::string("no reason given")) + ")");
+      } else if (first) {
         // A file begins a chain (genesis) or continues one after a rotation ("log_rotated"); with
         // signatures asked for, a chain that starts anywhere else lost its front to an edit.
-        if (prev != genesis_hash && keys && !(event != check.body.end() && *event == "log_rotated")) {
+        if (prev != genesis_hash && keys && !is_gap && !(event != check.body.end() && *event == "log_rotated")) {
           report.ok = false;
           report.problem = where + "the chain starts at seq " + std::to_string(seq) +
                            ", which is neither the start of a log nor of a rotated file (\"log_rotated\"): records before it were cut off";
@@ -91,6 +112,7 @@ verify_report verify_log(const std::string& path, const checkpoint_verifier* key
       }
       prev_hash = check.hash;
       prev_seq = seq;
+      if (received) recent[seq % resend_window] = {seq, check.hash};
       ++report.records;
       if (unterminated) report.notes.push_back(where + "last record has no trailing newline");
     }
