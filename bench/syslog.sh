@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Records/s shipped by --audit-syslog to a local rsyslogd (docs/fleet.md, "Shipping to syslog"),
 # and what shipping costs the relay: pipelined calls/s through the full policy path (enforce,
-# audit log) without and with --audit-syslog, alternated, REPS times each.
+# audit log) without and with --audit-syslog, alternated, REPS times each; and the latency one call
+# sees (sequential calls, p50/p99) without and with shipping.
 # Starts a private rsyslogd (own config, port, work directory; never the system's) and stops it.
 # Usage: bench/syslog.sh [RECORDS] [CALLS] [REPS] (build dir: WARDEN_BUILD_DIR; needs syslog_bench,
 # bench_load_generator, bench_echo_server and mcp-warden built).
@@ -44,5 +45,16 @@ for rep in $(seq "$reps"); do
       tail -n "$n" "$work/received.jsonl" | cmp -s - "$work/relay.jsonl" && shipped=" (all $n records received)" || shipped=" (NOT all received)"
     fi
     echo "  shipping=$shipping: $(grep -o 'calls_per_s=[0-9.]*' <<<"$line")$shipped"
+  done
+done
+echo "latency, sequential echo calls through --mode enforce --audit-log:"
+for rep in $(seq "$reps"); do
+  for shipping in no yes; do
+    rm -rf "$work/relay.jsonl" "$work/relay.jsonl.spool"
+    extra=(); [[ $shipping == yes ]] && extra=(--audit-syslog "tcp://127.0.0.1:$port")
+    line=$("$build_dir/bench/bench_load_generator" --mode latency --calls $((calls / 10)) --warmup 500 -- \
+      "$build_dir/app/mcp-warden" --log-level warn --mode enforce --audit-log "$work/relay.jsonl" "${extra[@]}" -- \
+      "$build_dir/bench/bench_echo_server")
+    echo "  shipping=$shipping: $(grep -o 'p50_us=[0-9.]* p90_us=[0-9.]* p99_us=[0-9.]*' <<<"$line")"
   done
 done

@@ -5,6 +5,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/experimental/channel.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -439,7 +440,7 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
     return it->second;
   }
 
-  static asio::awaitable<void> sweep(std::shared_ptr<impl> self);
+  asio::awaitable<void> sweep();
 
   asio::any_io_executor executor_;
   http_front_options options_;
@@ -457,8 +458,11 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
 
 asio::awaitable<void> http_front::impl::run() {
   auto self = shared_from_this();
-  asio::co_spawn(executor_, sweep(self), asio::detached);
-  co_await server_.run([self](any_stream& stream, request_t& req) { return self->handle(stream, req); });
+  // The idle sweep runs beside the listener and ends with it (cancelled when the listener
+  // returns). Detached, it stayed suspended until the io_context's shutdown destroyed it after
+  // this object was gone, and ASan caught a use-after-free of `self` in its frame.
+  using namespace asio::experimental::awaitable_operators;
+  co_await (server_.run([self](any_stream& stream, request_t& req) { return self->handle(stream, req); }) || sweep());
   // Graceful shutdown: sessions end their servers; connections close once their streams end.
   for (auto& [id, s] : sessions_) s->close_input();
   const auto deadline = clock_type::now() + options_.shutdown_grace;
@@ -477,17 +481,18 @@ void http_front::impl::stop() {
   stopped_wait_.cancel();
 }
 
-asio::awaitable<void> http_front::impl::sweep(std::shared_ptr<impl> self) {
-  asio::steady_timer tick(self->executor_);
-  while (!self->stopping_) {
-    tick.expires_after(std::min<std::chrono::milliseconds>(self->options_.idle_timeout / 4 + 1ms, 5000ms));
-    co_await tick.async_wait(use_tuple);
+asio::awaitable<void> http_front::impl::sweep() {
+  asio::steady_timer tick(executor_);
+  while (!stopping_) {
+    tick.expires_after(std::min<std::chrono::milliseconds>(options_.idle_timeout / 4 + 1ms, 5000ms));
+    auto [ec] = co_await tick.async_wait(use_tuple);
+    if (ec == asio::error::operation_aborted) co_return;  // the listener has ended
     const auto now = clock_type::now();
-    for (auto& [id, s] : self->sessions_) {
+    for (auto& [id, s] : sessions_) {
       bool streaming = false;
       for (auto& [sid, out] : s->streams) streaming = streaming || (out->conn && !out->conn->closed && !out->finished);
-      if (!streaming && now - s->last_active > self->options_.idle_timeout && !s->input_closed) {
-        spdlog::info("session {} idle for {} ms; ending it", id, self->options_.idle_timeout.count());
+      if (!streaming && now - s->last_active > options_.idle_timeout && !s->input_closed) {
+        spdlog::info("session {} idle for {} ms; ending it", id, options_.idle_timeout.count());
         s->close_input();
       }
     }
