@@ -458,11 +458,13 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
 
 asio::awaitable<void> http_front::impl::run() {
   auto self = shared_from_this();
-  // The idle sweep runs beside the listener and ends with it (cancelled when the listener
-  // returns). Detached, it stayed suspended until the io_context's shutdown destroyed it after
-  // this object was gone, and ASan caught a use-after-free of `self` in its frame.
+  // The idle sweep runs beside the listener and is cancelled when the listener returns, instead
+  // of staying detached until the io_context's shutdown destroys it. The handler is a named local:
+  // built as a temporary inside the co_await expression, GCC 12 released its copy of `self` twice
+  // (ASan: use-after-free of this object at exit).
   using namespace asio::experimental::awaitable_operators;
-  co_await (server_.run([self](any_stream& stream, request_t& req) { return self->handle(stream, req); }) || sweep());
+  transports::http_handler handler = [self](any_stream& stream, request_t& req) { return self->handle(stream, req); };
+  co_await (server_.run(std::move(handler)) || sweep());
   // Graceful shutdown: sessions end their servers; connections close once their streams end.
   for (auto& [id, s] : sessions_) s->close_input();
   const auto deadline = clock_type::now() + options_.shutdown_grace;
