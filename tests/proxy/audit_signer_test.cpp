@@ -22,17 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct temp_dir {
-  fs::path dir;
-  std::string log;
-  temp_dir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() / ("warden-signer-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-    fs::create_directories(dir);
-    log = (dir / "audit.jsonl").string();
-  }
-  ~temp_dir() { fs::remove_all(dir); }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
+struct temp_dir : warden::test::temp_audit_dir {
+  temp_dir() : temp_audit_dir("warden-signer") {}
 };
 
 using warden::test::read_lines;

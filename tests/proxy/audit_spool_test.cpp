@@ -3,6 +3,7 @@
 #include "proxy/audit_spool.hpp"
 
 #include <doctest/doctest.h>
+#include "file_lines.hpp"
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -16,17 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct temp_dir {
-  fs::path dir;
-  std::string audit;
-  temp_dir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() / ("warden-spool-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-    fs::create_directories(dir);
-    audit = (dir / "audit.jsonl").string();
-  }
-  ~temp_dir() { fs::remove_all(dir); }
-  std::string spool() const { return audit + ".spool"; }
+struct temp_dir : warden::test::temp_audit_dir {
+  temp_dir() : temp_audit_dir("warden-spool") {}
 };
 
 std::string read_file(const std::string& path) {
@@ -45,7 +37,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 std::shared_ptr<audit_spool> open_spool(const temp_dir& t, std::uint64_t max_bytes = 1 << 20, std::uint64_t segment_bytes = 0) {
   spool_options options;
-  options.audit_path = t.audit;
+  options.audit_path = t.log;
   options.max_bytes = max_bytes;
   options.segment_bytes = segment_bytes;
   auto spool = audit_spool::open(options);
@@ -55,7 +47,7 @@ std::shared_ptr<audit_spool> open_spool(const temp_dir& t, std::uint64_t max_byt
 
 // Writes `count` events through an audit log feeding `sink` (none: the file alone).
 void write_events(const temp_dir& t, int count, std::shared_ptr<audit_sink> sink, audit_options options = {}) {
-  options.path = t.audit;
+  options.path = t.log;
   options.sink = std::move(sink);
   auto log = audit_log::open(options);
   REQUIRE(log);
@@ -96,12 +88,12 @@ TEST_CASE("the spool holds every line the audit file gains, in file order, byte 
   auto spool = open_spool(t);
   write_events(t, 40, spool);
   write_events(t, 5, spool);  // a second writer of the same file, same sink
-  CHECK(drain(*spool) == read_file(t.audit));
-  CHECK(spool->stats().spooled == lines_of(read_file(t.audit)).size());
-  CHECK(spool->end() == read_file(t.audit).size());
+  CHECK(drain(*spool) == read_file(t.log));
+  CHECK(spool->stats().spooled == lines_of(read_file(t.log)).size());
+  CHECK(spool->end() == read_file(t.log).size());
   SUBCASE("a chunk is whole lines, at least one even when it is longer than asked") {
     auto one = spool->read(0, 10);
-    CHECK(one.lines == lines_of(read_file(t.audit))[0] + "\n");
+    CHECK(one.lines == lines_of(read_file(t.log))[0] + "\n");
     CHECK(one.next == one.lines.size());
   }
 }
@@ -110,7 +102,7 @@ TEST_CASE("segments: a new one past segment_bytes; those wholly confirmed are re
   temp_dir t;
   auto spool = open_spool(t, 1 << 20, 1024);
   write_events(t, 30, spool);
-  const std::string all = read_file(t.audit);
+  const std::string all = read_file(t.log);
   const std::size_t segments = segment_count(t);
   CHECK(segments >= 4);
   CHECK(drain(*spool) == all);
@@ -129,7 +121,7 @@ TEST_CASE("after a restart the spool resumes: the confirmed position, the lines 
   {
     auto spool = open_spool(t, 1 << 20, 2048);
     write_events(t, 20, spool);
-    first_half = read_file(t.audit);
+    first_half = read_file(t.log);
     confirmed = after_lines(first_half, 7);
     spool->confirm(confirmed, true);
   }
@@ -138,14 +130,14 @@ TEST_CASE("after a restart the spool resumes: the confirmed position, the lines 
     CHECK(spool->confirmed() == confirmed);
     CHECK(spool->end() == first_half.size());
     write_events(t, 10, spool);
-    const std::string all = read_file(t.audit);
+    const std::string all = read_file(t.log);
     CHECK(drain(*spool) == all.substr(confirmed));
   }
   SUBCASE("records written without the spool (no --audit-syslog, or a run killed before the spool took them) are caught up") {
     write_events(t, 7, nullptr);
     auto spool = open_spool(t, 1 << 20, 2048);
     write_events(t, 3, spool);
-    CHECK(drain(*spool) == read_file(t.audit).substr(confirmed));
+    CHECK(drain(*spool) == read_file(t.log).substr(confirmed));
   }
   SUBCASE("a kill after the spool wrote and before it saved how far it read: no line twice") {
     // DIR/source one batch behind, as a kill right after the segment write leaves it.
@@ -161,7 +153,7 @@ TEST_CASE("after a restart the spool resumes: the confirmed position, the lines 
     ::close(fd);
     auto spool = open_spool(t, 1 << 20, 2048);
     write_events(t, 2, spool);
-    CHECK(drain(*spool) == read_file(t.audit).substr(confirmed));
+    CHECK(drain(*spool) == read_file(t.log).substr(confirmed));
   }
   SUBCASE("a segment torn by a kill mid-write is cut back to its last whole line") {
     std::string last;
@@ -171,7 +163,7 @@ TEST_CASE("after a restart the spool resumes: the confirmed position, the lines 
     auto spool = open_spool(t, 1 << 20, 2048);
     CHECK(spool->end() == first_half.size());
     write_events(t, 2, spool);
-    CHECK(drain(*spool) == read_file(t.audit).substr(confirmed));
+    CHECK(drain(*spool) == read_file(t.log).substr(confirmed));
   }
 }
 
@@ -179,7 +171,7 @@ TEST_CASE("one process per spool") {
   temp_dir t;
   auto spool = open_spool(t);
   spool_options options;
-  options.audit_path = t.audit;
+  options.audit_path = t.log;
   auto second = audit_spool::open(options);
   REQUIRE_FALSE(second);
   CHECK(second.error_message() == "the syslog spool '" + t.spool() +
@@ -193,23 +185,23 @@ TEST_CASE("past the bound lines are dropped and a syslog_gap record announces th
   auto spool = open_spool(t, 4096, 1024);
   std::string received;            // what a receiver got: the spool as it is read and confirmed
   SUBCASE("room again: the gap record is chained before the next records, and they are kept") {
-    const int fd = ::open(t.audit.c_str(), O_RDONLY);
+    const int fd = ::open(t.log.c_str(), O_RDONLY);
     spool->appended(fd, {}, false);
     ::close(fd);
     CHECK(spool->stats().dropped > 0);
     CHECK_FALSE(spool->gap_record(false, 60));  // no room yet
     received += drain(*spool, 300, true);        // the receiver takes everything
     write_events(t, 5, spool);
-    CHECK(check_record(lines_of(read_file(t.audit))[60]).body["event"] == "syslog_gap");
+    CHECK(check_record(lines_of(read_file(t.log))[60]).body["event"] == "syslog_gap");
     received += drain(*spool, 300, true);
-    CHECK(lines_of(received).size() == lines_of(read_file(t.audit)).size() - spool->stats().dropped);
+    CHECK(lines_of(received).size() == lines_of(read_file(t.log)).size() - spool->stats().dropped);
   }
   SUBCASE("still full when the log closes: the gap is announced anyway") {
     write_events(t, 5, spool);
-    CHECK(check_record(lines_of(read_file(t.audit)).back()).body["event"] == "syslog_gap");
+    CHECK(check_record(lines_of(read_file(t.log)).back()).body["event"] == "syslog_gap");
     received += drain(*spool, 300, true);
   }
-  const auto file = lines_of(read_file(t.audit));
+  const auto file = lines_of(read_file(t.log));
   json gap;
   for (const auto& line : file)
     if (auto c = check_record(line); c.body.value("event", "") == "syslog_gap") gap = c.body;
@@ -239,7 +231,7 @@ TEST_CASE("a gap still to be announced survives a restart of the spool") {
   write_events(t, 3, nullptr);
   {
     auto spool = open_spool(t, 200);
-    const int fd = ::open(t.audit.c_str(), O_RDONLY);
+    const int fd = ::open(t.log.c_str(), O_RDONLY);
     spool->appended(fd, {}, false);  // catch-up: the first line fits, the rest overflow
     ::close(fd);
     CHECK(spool->stats().dropped == 2);
@@ -266,9 +258,9 @@ TEST_CASE("rotation: the spool follows the chain into the new file; files rotate
     write_events(t, 40, spool, options);
     std::string all;
     for (int k = 50; k >= 1; --k)
-      if (fs::exists(t.audit + "." + std::to_string(k))) all += read_file(t.audit + "." + std::to_string(k));
-    all += read_file(t.audit);
-    CHECK(fs::exists(t.audit + ".3"));
+      if (fs::exists(t.log + "." + std::to_string(k))) all += read_file(t.log + "." + std::to_string(k));
+    all += read_file(t.log);
+    CHECK(fs::exists(t.log + ".3"));
     CHECK(drain(*spool) == all);
   }
   SUBCASE("rotated away while nobody shipped") {
@@ -277,7 +269,7 @@ TEST_CASE("rotation: the spool follows the chain into the new file; files rotate
     write_events(t, 60, nullptr, options);  // the file the spool read is long gone
     auto spool = open_spool(t);
     write_events(t, 1, spool, options);
-    const auto file = lines_of(read_file(t.audit + ".1") + read_file(t.audit));  // a rotation may follow the gap
+    const auto file = lines_of(read_file(t.log + ".1") + read_file(t.log));  // a rotation may follow the gap
     json gap;
     for (const auto& line : file)
       if (auto c = check_record(line); c.body.value("event", "") == "syslog_gap") gap = c.body;
@@ -295,7 +287,7 @@ TEST_CASE("rotation: the spool follows the chain into the new file; files rotate
 TEST_CASE("log verify --received: records sent again are skipped only when they are the log's own") {
   temp_dir t;
   write_events(t, 12, nullptr);
-  const auto lines = lines_of(read_file(t.audit));
+  const auto lines = lines_of(read_file(t.log));
   const std::string copy = (t.dir / "received.jsonl").string();
   auto write_copy = [&](std::vector<std::string> picked) {
     std::ofstream out(copy, std::ios::trunc);
@@ -314,13 +306,13 @@ TEST_CASE("log verify --received: records sent again are skipped only when they 
     temp_dir other;
     {
       audit_options options;
-      options.path = other.audit;
+      options.path = other.log;
       auto log = audit_log::open(options);
       REQUIRE(log);
       for (int i = 0; i < 12; ++i) (*log)->record({{"event", "other"}});
     }
     auto edited = resent;
-    edited[9] = lines_of(read_file(other.audit))[6];  // a seq 7 of another log, where seq 7 is sent again
+    edited[9] = lines_of(read_file(other.log))[6];  // a seq 7 of another log, where seq 7 is sent again
     write_copy(edited);
     report = verify_log(copy, nullptr, true);
     CHECK_FALSE(report.ok);

@@ -1,10 +1,31 @@
 #pragma once
-// Reading and rewriting a log file line by line, for the audit tests that edit records.
+// For the audit tests: a private directory holding one audit file, and reading and rewriting a
+// log file line by line (the tests that edit records).
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 namespace warden::test {
+
+// A fresh directory under the system's temp folder, removed with everything in it at the end.
+struct temp_audit_dir {
+  std::filesystem::path dir;
+  std::string log;  // DIR/audit.jsonl
+  explicit temp_audit_dir(const std::string& prefix) {
+    static int counter = 0;
+    dir = std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
+    std::filesystem::create_directories(dir);
+    log = (dir / "audit.jsonl").string();
+  }
+  ~temp_audit_dir() { std::filesystem::remove_all(dir); }
+  temp_audit_dir(const temp_audit_dir&) = delete;
+  temp_audit_dir& operator=(const temp_audit_dir&) = delete;
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+  std::string spool() const { return log + ".spool"; }
+};
 
 inline std::vector<std::string> read_lines(const std::string& path) {
   std::ifstream in(path);
