@@ -935,7 +935,7 @@ std::vector<std::pair<std::size_t, std::size_t>> plan_chunks(std::string_view te
     std::size_t end = std::min(text.size(), begin + chunk_size);
     if (end < text.size()) {
       // Look for the cut only in the chunk's second half: searching back from `end` through the
-      // whole text made a result without line or sentence ends quadratic (10 MB took seconds).
+      // whole text made a result without line or sentence ends quadratic in its size.
       // (A cut may stand at `end` itself, as before.)
       const std::size_t floor = begin + chunk_size / 2 + 1;
       std::size_t cut = text.substr(floor, end + 1 - floor).rfind('\n');

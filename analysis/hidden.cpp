@@ -403,8 +403,8 @@ class scanner {
   }
 
   // A code point and the byte after it. Decoding is deterministic from any code point boundary,
-  // so the passes below decode as they go instead of keeping an array of code points (12 bytes per
-  // character of a 10 MB result was a page-faulting allocation per scan).
+  // so the passes below decode as they go instead of keeping an array of code points (for a long
+  // result that array is a large, page-faulting allocation on every scan).
   struct decoded {
     char32_t cp;
     std::size_t next;

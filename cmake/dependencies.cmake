@@ -12,8 +12,8 @@ find_package(doctest REQUIRED)
 
 # The binary's allocator. The full policy path hands every call's documents and audit record from
 # the relay thread to the audit writer's; glibc's malloc pays for that in arena locks and
-# consolidation (~25% of the relay's samples), tcmalloc_minimal carries 1.5x the calls
-# (docs/benchmarks.md, eighth round). Sanitizers and libFuzzer bring their own malloc.
+# consolidation, tcmalloc_minimal does not (docs/benchmarks.md, "Why the figures look like this").
+# Sanitizers and libFuzzer bring their own malloc.
 add_library(warden_allocator INTERFACE)
 set(WARDEN_ALLOCATOR_NAME "glibc malloc")
 if(WARDEN_ALLOCATOR STREQUAL "tcmalloc" OR (WARDEN_ALLOCATOR STREQUAL "auto" AND NOT WARDEN_SANITIZE AND NOT WARDEN_FUZZ))

@@ -29,7 +29,7 @@ std::string sha256_hex(std::string_view bytes) {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   // One context per thread, reused: EVP_Digest allocates, initialises and frees one per call, a
-  // fifth of the cost of hashing an audit record.
+  // large share of the cost of hashing a short audit record.
   struct context_owner {
     EVP_MD_CTX* context = EVP_MD_CTX_new();
     ~context_owner() { EVP_MD_CTX_free(context); }

@@ -68,14 +68,13 @@ bool is_hex64(std::string_view s) {
   return true;
 }
 
-// A batch of a few hundred records is about a millisecond of work. When the relay's pipeline
-// keeps both cores of a small machine busy, its threads woken on the writer's core waited all of
-// that, and the pipeline fell back to taking turns. So the writer steps aside (sched_yield) after
-// every slice of work: it keeps its priority and its fair share, so records reach the disk as
-// soon as before. Full path, pipelined, 2 cores, two sets of ten alternating runs (medians): a
-// whole batch at once 112,900 / 121,300 calls/s, slices of 100 us 123,100 / 154,600. Running the
-// writer at nice +10 instead gave 134,900 / 137,400, but on a loaded machine a niced writer falls
-// behind, and records wait in memory (and, past the queue, slow the relay to its pace).
+// A batch of a few hundred records is a noticeable stretch of work. When the relay's pipeline
+// keeps both cores of a small machine busy, its threads woken on the writer's core would wait all
+// of it, and the pipeline would fall back to taking turns. So the writer steps aside (sched_yield)
+// after every short slice of work: it keeps its priority and its fair share, so records reach the
+// disk as soon as before. (Running the writer niced instead was tried: on a loaded machine it
+// falls behind, and records wait in memory and, past the queue, slow the relay to its pace.)
+// The pipelined full-path rows of docs/benchmarks.md measure this.
 class work_slices {
  public:
   void step() {
@@ -86,7 +85,7 @@ class work_slices {
 
  private:
   using clock = std::chrono::steady_clock;
-  static constexpr auto slice = std::chrono::microseconds(100);  // ~30 records of a relayed call
+  static constexpr auto slice = std::chrono::microseconds(100);  // a few dozen call records
   clock::time_point start_ = clock::now();
 };
 
@@ -272,8 +271,8 @@ audit_record audit_record::from_json(json event, bool peer_data) {
   return out;
 }
 
-// Built in place: each move of a member copies its short strings' bytes (callgrind: ~1,000 of the
-// writer's ~31,000 instructions per call record went to moving members in).
+// Built in place: each move of a member copies its short strings' bytes, and every call record
+// goes through here.
 template <typename Value>
 audit_record& audit_record::add(audit_key&& key, Value&& value, bool peer) {
   if (members_.capacity() == 0) members_.reserve(24);  // a call record: ~15 members, with seq/prev/ts
@@ -307,7 +306,7 @@ void audit_record::redact_and_cap(const audit_options& rules) {
     const bool redact = m.peer && rules.redact_secrets;
     if (auto* source = std::get_if<verbatim>(&m.value)) {
       // Each string is checked on its own: the whole text has a ':' after every key, which makes
-      // may_hold_secret look for credential keywords (callgrind: 1,270 instructions for 30 bytes).
+      // may_hold_secret take its slow path (a search for credential keywords) on every record.
       source->canonical = verbatim_check(source->text, max_string, redact).passes(capped ? depth_budget : std::string::npos);
       if (source->canonical) continue;
       m.value = json::parse(source->text);

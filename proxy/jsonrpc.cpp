@@ -480,7 +480,7 @@ bool classify_envelope(const envelope_scanner& scan, message& out) {
 
 // Builds the document of a line the envelope scanner accepted (valid JSON and UTF-8, bounded
 // depth). Strings without escapes are copied in one piece — nlohmann's lexer appends them byte by
-// byte, which was ~30% of the policy path for a 100 KB result. Anything this builder is not sure
+// byte, a large share of the policy path for large results. Anything this builder is not sure
 // to read exactly as nlohmann does (lone surrogates, integers out of range, non-finite numbers,
 // very deep nesting, any grammar error) makes build() return false, and the caller parses with
 // nlohmann instead, so the document — and any error — is always nlohmann's.

@@ -292,7 +292,7 @@ std::vector<std::string> call_arguments::secret_kinds(bool generic) const {
   // Without escapes every string of the text is a slice of it: when none of them (keys too, to
   // keep this a plain walk) can hold a credential, there is none. Most arguments end here, without
   // the ordered walk. Not may_hold_secret() on the whole text: its ':'s make it look for
-  // credential keywords across all the keys (callgrind: ~1,270 instructions for 30 bytes).
+  // credential keywords across all the keys, the slow path, on every call.
   if (text_.find('\\') == std::string::npos) {
     bool possible = false;
     for (std::size_t quote = text_.find('"'); quote != std::string::npos && !possible;) {

@@ -280,8 +280,8 @@ secret_candidates scan_candidates(std::string_view text, bool generic, bool firs
 }
 
 // high-entropy's pattern, ([A-Za-z0-9+/_=-]{32,}), matches exactly the maximal runs of 32 or more
-// of those bytes; each that looks random is a hit. One pass here: RE2's capturing search over a
-// long run cost ~100 instructions a byte (a 1 KB argument took more of the relay than all else).
+// of those bytes; each that looks random is a hit. One pass here: RE2's capturing search is
+// expensive per byte of a long run, so a long argument cost the relay more than all else.
 void add_random_runs(std::string_view text, std::vector<secret_hit>& hits) {
   std::size_t start = 0;  // of the current run
   const auto run_ends_at = [&](std::size_t end) {

@@ -42,12 +42,13 @@ struct message_queue {
 };
 
 // A reader hands a burst (messages read together) to the writer every this many messages instead
-// of once at its end. Passthrough, pipelined echo calls, window 64, 2 cores: 4 → 256,000–363,000,
-// 8 → 438,000–446,000, 16 → 400,000–414,000 calls/s; once per burst 207,000–268,000.
+// of once at its end, so that the peer starts on the first messages while the rest are framed
+// (see writer_turn_due). Too small a step spends the relay on turns; too large one lets the
+// processes take turns again. The value is the best of those tried with bench/run.sh's pipelined
+// passthrough case (docs/benchmarks.md).
 constexpr unsigned burst_hand_over = 8;
-// With inspectors each message costs the relay several times more, so fewer turns pay off. Policy
-// in enforce mode, no audit log, same load: 4 → 219,000–224,000, 16 → 228,000–231,000 calls/s;
-// once per burst 135,000–152,000.
+// With inspectors each message costs the relay several times more, so fewer turns pay off
+// (chosen the same way, with a policy in enforce mode).
 constexpr unsigned inspected_hand_over = 16;
 
 struct pending_request {
@@ -525,7 +526,7 @@ bool session::impl::try_enqueue(message_queue& queue, std::string& bytes) {
 // Whether the reader feeding `queue` should step aside for its writer now. Without it a burst is
 // written only after its last message is framed, so the peer waits for the whole burst before it
 // starts on the first, and on two cores the three processes take turns instead of overlapping
-// (with a policy, calls/s then equal one over the sum of all three processes' CPU per call).
+// (throughput then falls to one over the sum of all three processes' CPU per message).
 bool session::impl::writer_turn_due(message_queue& queue) {
   if (!queue.more_coming) {
     queue.burst = 0;
