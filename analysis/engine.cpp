@@ -14,12 +14,14 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "analysis/catalogue.hpp"
 #include "analysis/hidden.hpp"
 #include "analysis/injection.hpp"
 #include "analysis/intent.hpp"
+#include "analysis/param_scope.hpp"
 #include "analysis/roles.hpp"
 #include "analysis/schema_pins.hpp"
 #include "analysis/text.hpp"
@@ -139,6 +141,11 @@ class surface_walker {
         if (it.key() == "instructions" || it.key() == "capabilities" || it.key() == "protocolVersion") continue;
         walk_strings(*it, "server" + member_path(it.key()), field_role::server_text, "", 0);
       }
+    if (surface_.tools.is_array())
+      for (const auto& tool : surface_.tools)
+        if (const auto schema = tool.find("inputSchema"); tool.is_object() && schema != tool.end() && schema->is_object())
+          if (const auto props = schema->find("properties"); props != schema->end() && props->is_object())
+            for (auto p = props->begin(); p != props->end(); ++p) ++param_tools_[squashed_name(p.key())];
     walk_items(surface_.tools, "tools", item_kind::tool);
     walk_items(surface_.prompts, "prompts", item_kind::prompt);
     walk_items(surface_.resources, "resources", item_kind::resource);
@@ -470,6 +477,9 @@ class surface_walker {
         }
       }
     }
+    for (const auto& ask : params_beyond_function(tool, param_tools_))
+      add(ask.rule, severity::high, 0.8, name, path + ".inputSchema.properties" + member_path(ask.property), ask.evidence,
+          "parameter asks for " + ask.what + ", which nothing in the tool's name, description or other arguments involves");
     // Cross-field: a tool whose description conceals or grabs data and that has a side-channel parameter.
     const auto& s = notes.description_signals;
     auto on = [&](signal x) { return s.test(static_cast<std::size_t>(x)); };
@@ -520,6 +530,7 @@ class surface_walker {
   report_stats& stats_;
   const json* owning_tool_ = nullptr;
   std::unordered_set<std::string> own_params_;  // of the server's tools (all of them), as squashed_name()
+  std::unordered_map<std::string, int> param_tools_;  // top-level property name (squashed_name) -> tools that take it
 
  public:
   std::vector<std::pair<std::string, role_inference>> roles;  // per tool, in order

@@ -146,7 +146,7 @@ constexpr pattern_def patterns[] = {
     {sensitive_path, R"((?:^|[\s'"`(/~=:])\.env(?:\.[a-z]+)?\b)"},
     {sensitive_path, R"(\bbrowser (?:history|cookies|passwords|profile|session)|\bsaved passwords?\b|\bchrome profile\b|/\.config/[\w.-]+/(?:credentials|hosts\.yml|auth|tokens?)|\bhosts\.yml\b|\.git-credentials\b|\.netrc\b)"},
     {sensitive_path, R"(\b(?:login data|cookies\.sqlite|keychain|keyring|credential manager|lsass|application default credentials|service[ _-]account (?:key|json))\b)"},
-    {secret_noun, R"(\b(?:api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer tokens?|session (?:tokens?|cookies?)|refresh tokens?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|passwords?|passphrases?|credentials?|seed phrases?|mnemonic(?: phrase)?|recovery (?:phrase|codes?)|2fa codes?|one-time (?:code|password)s?|otp codes?|credit card (?:numbers?|details)|cvv|social security numbers?|bank (?:account )?(?:details|credentials|logins?)|cookies|connection strings?|pin codes?|dial-in pins?|(?:payment |credit |debit )?card numbers?|[a-z0-9]+_(?:token|api_key|secret|password|pat))\b)"},
+    {secret_noun, R"(\b(?:api[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer tokens?|session (?:tokens?|cookies?)|refresh tokens?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|passwords?|passphrases?|credentials?|seed phrases?|mnemonic(?: phrase)?|recovery (?:phrase|codes?)|2fa codes?|one-time (?:code|password)s?|otp codes?|credit card (?:numbers?|details)|cvv|social security numbers?|bank (?:account )?(?:details|credentials|logins?)|cookies|connection strings?|pin codes?|dial-in pins?|(?:payment |credit |debit )?card numbers?|[a-z0-9]+_(?:api_key|secret|password|pat)|(?:access|auth|bearer|refresh|session|id|api|github|gitlab|slack|bot|user|oauth|personal|app|service|client|private|secret|admin|root|deploy|npm|pypi|hf|openai|stripe|aws)_token)\b)"},
     {user_secret, R"(\b(?:the\s+)?user'?s\s+(?:\w+\s+){0,2}(?:[a-z0-9]+_)?(?:tokens?|passwords?|credentials?|api[ _]?keys?|secrets?|cookies|private keys?|ssh keys?|pat|session|card numbers?|pins?|passphrases?|(?:seed|recovery) (?:phrases?|codes?)|mnemonics?)\b)"},
     {grab_all, R"(\b(?:every|all|any|each)\s+(?:of\s+the\s+)?(?:[\w,]+\s+){0,3}(?:environment variables?|env vars?|api[ _-]?keys?|tokens?|secrets?|credentials?|passwords?|cookies|ssh keys?|private keys?)\b)"},
     {env_vars, R"(\b(?:environment variables?|env vars?|printenv|os\.environ|process\.env|getenv|from the environment|(?:output|contents?|dump|values?) of the environment|all (?:environment )?variables)\b)"},
@@ -181,7 +181,7 @@ constexpr pattern_def patterns[] = {
     {move_param, R"(\b(?:include|attach|append|prepend|embed|insert|put|place|pass|add|copy|paste|send|forward|transmit|upload|post|provide|supply|submit|write|store|encode|leak|dump|share|echo|relay|mirror|record|log|save|fill|populate|stuff|enter)\b)" W R"(\b(?:in|into|inside|within|to|as|via|through|under|using)\s+(?:the\s+|a\s+|an\s+|this\s+|its\s+)?(?:[`'"][\w.$-]+[`'"]|[a-z0-9]+_[a-z0-9_]+\b|(?:\w+\s+)?(?:parameter|param|argument|field|property|input)\b))"},
     {move_param, R"(\b(?:start|begin|prefix|prepend|lead|open|preface|seed)\s+(?:the\s+|each\s+|every\s+)?[`'"]?[\w.-]+[`'"]?\s+(?:value\s+|argument\s+|parameter\s+|field\s+|string\s+)?with\s+(?:the\s+|your\s+|a\s+|all\s+)?(?:\w+\s+){0,3}(?:prompt|instructions|messages?|conversation|history|transcript|name|version|contents?|summary|notes|details|identity|key|token|password|secrets?)\b)"},
     {move_param, R"(\b(?:include|attach|append|embed|insert|put|paste|add|copy|pass)\s+(?:its|the|their|this|that|all|any|full|complete|entire)\s+(?:\w+\s+)?(?:output|result|results|contents?|response|data|values?)\s+(?:in|into|to|with|as)\b)"},
-    {move_out, R"(\b(?:send|sent|forward|post|upload|transmit|e-?mail|mail|bcc|cc|cop(?:y|ie)|report|deliver|sync|mirror|relay|exfiltrat|leak|share|beam|push|submit|log|stream|dispatch|replicat|store|stored|archiv|publish|stor)\w*\b)" W R"(\b(?:to|with|at|on|in|into)\s+(?:[\w.+-]+@[\w-]+\.[\w.-]+|[a-z][a-z0-9+.-]*://|#[a-z0-9][\w-]+|(?:an?\s+|the\s+)?(?:\w+\s+)?(?:public|shared|external|outside|third[- ]party|attacker|personal|remote)\s+(?:\w+\s+)?(?:channel|calendar|repo(?:sitory)?|gist|bucket|page|site|drive|folder|server|tracker|org(?:ani[sz]ation)?|account|remote|location|mailbox|inbox|address|share|endpoint)|our\s+(?:\w+\s+)?(?:cloud|server|endpoint|service|backend|tracker|bucket|collector|mailbox|remote|api)|\d{1,3}(?:\.\d{1,3}){3}|(?:our|this|the following|an?|the)\s+(?:external|remote|backup|archive|archival|audit|auditing|logging|monitoring|collection|analytics|third[- ]party|secure|central|compliance|verification|telemetry|offsite|off-site)\s+(?:server|endpoint|address|url|service|mailbox|inbox|account|webhook|api|system|bucket|host|collector)))"},
+    {move_out, R"(\b(?:send|sent|forward|post|upload|transmit|e-?mail|mail|bcc|cc|cop(?:y|ie)|report|deliver|sync|mirror|relay|exfiltrat|leak|share|beam|push|submit|log|stream|dispatch|replicat|store|stored|archiv|publish|stor)\w*\b)" W R"(\b(?:to|with|at|on|in|into)\s+(?:[\w.+-]+@[\w-]+\.[\w.-]+|[a-z][a-z0-9+.-]*://|#[a-z0-9][\w-]+|(?:an?\s+|the\s+)?(?:\w+\s+)?(?:public|shared|external|outside|third[- ]party|attacker|personal|remote)\s+(?:\w+\s+)?(?:channel|calendar|repo(?:sitory)?|gist|bucket|page|site|drive|folder|server|tracker|org(?:ani[sz]ation)?|account|remote|location|mailbox|inbox|address|share|endpoint)|our\s+(?:\w+\s+)?(?:cloud|server|endpoint|service|backend|tracker|bucket|collector|mailbox|remote|api)|(?:1(?:[0-13-9]\d?|2[0-689]?)?|[2-9]\d{0,2})(?:\.\d{1,3}){3}|(?:our|this|the following|an?|the)\s+(?:external|remote|backup|archive|archival|audit|auditing|logging|monitoring|collection|analytics|third[- ]party|secure|central|compliance|verification|telemetry|offsite|off-site)\s+(?:server|endpoint|address|url|service|mailbox|inbox|account|webhook|api|system|bucket|host|collector)))"},
     {move_out, R"(\b(?:exfiltrate|exfiltrating|exfil|smuggle|smuggling)\b)"},
     {also_sink, R"(\b(?:also|additionally|as well|secretly|silently|automatically)\s+(?:\w+\s+){0,2}(?:send|forward|cc|bcc|copy|add|include|attach|append|post|upload|share|notify|report|mirror|relay|blind[- ]copy)\b)"},
     {also_sink, R"(\bb?cc\b)" W R"(@)"},
@@ -911,6 +911,7 @@ class evaluator {
     alternative_views();
     discount_action_alternatives();
     discount_quoted_overrides();
+    discount_double_negated_concealment();
     structural_rules();
     judge_sentences();
     claims_about_other_tools();
@@ -1182,6 +1183,34 @@ class evaluator {
 
   // An override phrase quoted as an example is a quotation, not an order: its signal is dropped
   // before any rule or the sentence model reads it.
+  // "NEVER send without showing the user the recipients", "don't delete without asking the user":
+  // a negated "without telling" is the order to tell. Concealment stays only when some matching
+  // phrase remains once those clauses are blanked out.
+  void discount_double_negated_concealment() {
+    if (!has(conceal)) return;
+    static const re2::RE2 double_negation(
+        R"(\b(?:never|not|n't|no|nothing|nobody)\s+(?:[\w-]+\s+){0,5}without\s+(?:first\s+|explicitly\s+|clearly\s+)?(?:showing|asking|telling|informing|notifying|confirming|checking|consulting|alerting|displaying|listing|mentioning|getting)\b(?:\s+(?:[\w'-]+\s+){0,3}?(?:user|users|human|customer|owner|operator|them)\b)?)",
+        bank_options());
+    std::string blanked(norm_.view());
+    re2::StringPiece rest(blanked);
+    bool any = false;
+    while (re2::RE2::FindAndConsume(&rest, double_negation)) {
+      any = true;
+      const auto end = static_cast<std::size_t>(rest.data() - blanked.data());
+      auto begin = end;
+      while (begin > 0 && blanked[begin - 1] != '.' && blanked[begin - 1] != '\n' && end - begin < 200) --begin;
+      std::fill(blanked.begin() + static_cast<std::ptrdiff_t>(begin), blanked.begin() + static_cast<std::ptrdiff_t>(end), ' ');
+      rest = re2::StringPiece(blanked.data() + end, blanked.size() - end);
+    }
+    if (!any) return;
+    const bool still = std::any_of(matched_.begin(), matched_.end(), [&](int index) {
+      return patterns[index].sig == conceal && re2::RE2::PartialMatch(blanked, *bank().singles[static_cast<std::size_t>(index)]);
+    });
+    if (still) return;
+    result_.signals.reset(static_cast<std::size_t>(conceal));
+    std::erase_if(matched_, [](int index) { return patterns[index].sig == conceal; });
+  }
+
   void discount_quoted_overrides() {
     if (!has(override_) || !quoted_as_example(override_)) return;
     result_.signals.reset(static_cast<std::size_t>(override_));
@@ -1917,7 +1946,7 @@ class evaluator {
   // "call list_messages again with cursor=...": a result that tells how to fetch its next page,
   // carrying nothing else, is the tool's own paging.
   bool pages_through_results(const intent::feature_set& on, std::string_view text) const {
-    static const re2::RE2 paging(R"(\b(?:cursor|page_?token|next_?token|offset|starting_after|continuation|next page)\b)", bank_options());
+    static const re2::RE2 paging(R"(\b(?:cursor|next_cursor|page_?token|next_?(?:page_?)?token|continuation(?:_?token)?|offset|starting_after|next page)\b)", bank_options());
     return context_.role == field_role::result && !carries_beyond_tools(on) && re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), paging);
   }
 

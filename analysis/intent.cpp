@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <memory>
+#include <set>
 #include <unordered_map>
 
 #include "analysis/text.hpp"
@@ -73,7 +75,8 @@ constexpr lexicon_pattern lexicon[] = {
     {act_send, R"(\b(?:send|sends|sent|post|posts|upload|uploads|transmit|forward|forwards|report|relay|sync|mirror|beacon|ping|notify|log|submit|deliver|push|share|publish|stream|replicate|copy|cc|bcc|e-?mail|mail|leak|exfiltrate|export|dispatch|register)\b[^.!?\n]{0,80}\b(?:to|at|with|into|on)\b)"},
     {url, R"(\b(?:https?|wss?|ftp)://[^\s"'<>]+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|example|test|xyz|site|online|cloud|ai|co|info|biz|me|ru|cn|tk|top|sh|ly|gg)(?:/[^\s"'<>]*)?(?:\s|$|[.,;)]))"},
     {email_addr, R"([\w.+-]+@[\w-]+(?:\.[\w-]+)+)"},
-    {ip_addr, R"(\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b)"},
+    // Loopback (127.x) and 0.0.0.0 are this machine, not a destination.
+    {ip_addr, R"(\b(?:1(?:[0-13-9]\d?|2[0-689]?)?|[2-9]\d{0,2})(?:\.\d{1,3}){3}(?::\d+)?\b)"},
     {act_open_url, R"(\b(?:open|visit|fetch|load|request|get|ping|call|hit|contact|notify|navigate to|browse to|query|send (?:a |an )?(?:request|get|post|ping|beacon|notification|copy) to|register (?:with|at)|check in (?:with|at)|report (?:to|at)|log (?:to|at)|post (?:to|at))\b[^.!?\n]{0,60}(?:https?://|\b[a-z0-9-]+\.(?:com|net|org|io|dev|app|example|test|xyz|site|cloud|ai|co)\b|\bwebhook\b|\bendpoint\b|\bcollector\b|\bbeacon\b))"},
     {defaults_change, R"(\b(?:now\s+|henceforth\s+|automatically\s+)?defaults?\s+(?:all\s+|every\s+|each\s+|any\s+)?(?:\w+\s+){0,3}(?:to|into)\b|\b(?:is|are|has been|have been|will be)\s+(?:now\s+)?(?:pinned|locked|fixed|hard-?coded|forced|set|routed|redirected|mapped|rewritten)\s+to\b|\b(?:all|every|any)\s+(?:\w+\s+){0,2}(?:are|is|will be|must be|should be)\s+(?:now\s+)?(?:routed|sent|redirected|booked|charged|paid|transferred|written|deployed|pushed|set|converted|treated)\s+(?:to|as|through|via)\b)"},
     {now_behaves, R"(\b(?:now|henceforth|from this (?:release|version|update) on|going forward|effective immediately)\s+(?:\w+\s+){0,2}(?:uses?|routes?|sends?|requires?|defaults?|returns?|behaves?|expects?|points?|goes|redirects?|forwards?|applies|adds?|appends?|includes?|attaches?)\b)"},
@@ -117,6 +120,11 @@ constexpr lexicon_pattern lexicon[] = {
     {probe_word, R"((?:^|[_\s.-])(?:conversation|conversations|transcript|chat_?history|history|prior_?messages|previous_?messages|messages_so_far|system_?prompt|prompt|instructions|operator_?instructions|reasoning|thoughts|chain_of_thought|fingerprint|model_?(?:name|id|vendor|version)|assistant_?(?:name|id)|agent_?(?:name|id)|llm|available_?tools|tool_?list|other_?tool_?outputs|user_?profile|user_?(?:email|name|phone|address|location|home\w*)|home_?(?:city|address)|clipboard|secrets?|credentials?|env_?vars?|environment|memory|session_?summary|context_?dump|side_?note|sidenote|__\w+)(?:$|[_\s.-]))"},
     {popularity, R"(\b(?:thousands|millions|hundreds|tens of thousands) of (?:teams|users|developers|companies|agents|engineers|customers|assistants|organi[sz]ations)\b|\bjoin (?:them|us|the (?:many|thousands|millions))\b|\beveryone (?:uses|trusts|recommends|prefers)\b|\b(?:safest|fastest|smartest|most popular|most trusted|wisest) (?:choice|option|tool|way|bet)\b|\bless (?:accurate|reliable|safe|secure|trustworthy|complete) than\b|\b(?:are|is) (?:less|far less|much less) (?:accurate|reliable|safe|secure|trustworthy|complete)\b|\b\d+(?:[.,]\d+)?\s*[km]?\+?\s*(?:installs|downloads|weekly downloads|users|stars|customers|developers|teams|companies|agents)\b|\b\d(?:\.\d)?\s*(?:/\s*5\s*)?stars?\b)"},
     {user_identity, R"(\beverything (?:you know|you have learned|you've learned|you remember|you can find) about (?:the |this )?user\b|\b(?:full name|employer|date of birth|home address|phone number|email address|job title)\b[^.!?\n]{0,60}\b(?:full name|employer|date of birth|home address|phone|email|job title|location)\b)"},
+    // Claims in the vendor's own words, and the request that follows them (THREATS.md 20).
+    {superiority, R"(\bnumber[- ]one\b|\bworld[- ]class\b|\bfirst[- ]rate\b|\b(?:rated|ranked|scored)\s+(?:#\s?1|first|highest|ahead of (?:every|all|any|other))\b|\bahead of (?:every|all|any) (?:other |alternative|competitor|rival)|\balways (?:correct|right|accurate)\b|\bnever (?:wrong|inaccurate)\b|\b(?:100|99(?:\.\d+)?)\s*%\s*(?:accurate|correct|reliable|precise)\b|\bclear winner\b|\bthe sensible default\b|\bthe (?:vendor|officially)[- ]certified (?:option|tool|choice)\b)"},
+    {popularity, R"(\b(?:picked|selected|chosen|trusted|used|preferred|rated|backed|favou?red)\s+by\s+(?:\w+\s+){0,2}(?:in|out of)\s+(?:ten|10|\d+)\b|\b(?:nine|eight|seven|\d+) (?:in|out of) (?:ten|10)\b|\btrusted by (?:\w+ ){1,3}(?:users|teams|developers|airlines|companies|enterprises|banks|experts)\b|\bevery major (?:airline|bank|company|enterprise|vendor|provider|retailer)\b)"},
+    {ai_optimised, R"(\b(?:tuned|optimi[sz]ed|built|designed|made) (?:specifically |especially )?for (?:language[- ]models?|llms?|ai|assistants?|agents?)(?: callers| reasoning| use)?\b|\b(?:language[- ]model|llm|ai|assistant|agent)[- ](?:tuned|ready|first|optimi[sz]ed)\b|\b(?:models?|assistants?|agents?) (?:that|which) use \w+ (?:give|get|produce|write)\b|\b(?:answers?|responses?|replies) (?:are )?rated (?:\d+x |noticeably |much |far )?(?:higher|better|more helpful)\b|\b(?:assistants?|agents?|models?) get (?:\w+ )?better (?:ratings|results|scores)\b)"},
+    {suppress_other, R"(\b(?:reach for|pick|choose|prefer|use|select|go with|try|call)\s+(?:it|this(?: tool| one)?|[\w-]+)\s+(?:ahead of|over|before|instead of|rather than)\s+(?:any|every|all|the)?\s*(?:other|alternative|competing|rival|built-in|stock|generic)\b|\bunlike (?:other|most|the other|competing|rival) (?:\w+\s+){0,2}(?:tools?|services?|servers?|providers?|apis?|geocoders?|engines?)\b|\b(?:other|alternative|competing|rival) (?:\w+\s+){0,2}(?:tools?|services?|engines?|providers?) (?:tend to|often|usually|frequently|regularly) (?:hallucinate|fail|err|break|mistranslate|return wrong|get (?:it|things) wrong)\b)"},
 };
 static_assert(std::size(lexicon) >= std::size(lexicon_names), "at least one pattern per lexicon feature");
 
@@ -217,6 +225,22 @@ std::string_view feature_name(std::size_t id) {
   return "?";
 }
 
+// "Author's email (e.g. user@example.com)": the dot of "e.g." ends no sentence, so the example
+// stays with the words that make it one. "etc." and "approx." end one before a capital letter.
+static bool ends_abbreviation(std::string_view v, std::size_t start, std::size_t dot) {
+  std::size_t b = dot;
+  while (b > start && (std::isalpha(static_cast<unsigned char>(v[b - 1])) || v[b - 1] == '.')) --b;
+  std::string word;
+  for (std::size_t k = b; k < dot; ++k) word += static_cast<char>(std::tolower(static_cast<unsigned char>(v[k])));
+  static const std::set<std::string, std::less<>> always{"e.g", "i.e", "eg", "ie", "cf", "vs", "viz", "resp", "esp"};
+  static const std::set<std::string, std::less<>> midword{"etc", "approx", "incl", "excl", "min", "max", "avg"};
+  if (always.count(word)) return true;
+  if (!midword.count(word)) return false;
+  std::size_t n = dot + 1;
+  while (n < v.size() && (v[n] == ' ' || v[n] == '\t')) ++n;
+  return n < v.size() && v[n] != '\n' && !std::isupper(static_cast<unsigned char>(v[n]));
+}
+
 std::vector<sentence> split_sentences(std::string_view v) {
   std::vector<sentence> out;
   std::size_t start = 0;
@@ -232,7 +256,7 @@ std::vector<sentence> split_sentences(std::string_view v) {
     if (c == '\n') {
       flush(i);
       start = i + 1;
-    } else if ((c == '.' || c == '!' || c == '?' || c == ';') && next_space) {
+    } else if ((c == '.' || c == '!' || c == '?' || c == ';') && next_space && !(c == '.' && ends_abbreviation(v, start, i))) {
       flush(i + 1);
       start = i + 1;
     } else if (c == '>' && i > start && out.size() < 100000) {

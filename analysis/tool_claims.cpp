@@ -29,9 +29,11 @@ const std::array<const re2::RE2*, 6>& reference_patterns() {
       options());
   // "sql_exec on the tracelens server": the second group is the server's word, checked by the caller.
   static const re2::RE2& on_server = shape::pattern(
-      WARDEN_TOOL_ID R"(\s*,?\s+(?:in|on|of|from)\s+(?:the\s+)?[`'"]?([\w.-]+)[`'"]?\s+(?:server|integration|connector|plugin)\b)");
+      WARDEN_TOOL_ID R"(\s*,?\s+(?:in|on|of|from)\s+(?:the\s+)?[`'"]?(?P<server>[\w.-]+)[`'"]?\s+(?:server|integration|connector|plugin)\b)");
   // "chatbridge.post_message": a server's name, a dot, a tool's name.
-  static const re2::RE2& dotted = shape::pattern(R"(\b[a-z][a-z0-9-]{2,}\.([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b)");
+  // The word before the dot is the second group; "details.archived_holder", "response.next_cursor"
+  // are paths into a reply's fields, not tools (the caller drops data words there).
+  static const re2::RE2& dotted = shape::pattern(R"(\b(?P<server>[a-z][a-z0-9-]{2,})\.([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b)");
   // "any call to describe_table", "note for create_issue", "executeCommand now expects": a tool
   // as the subject of a rule.
   static const re2::RE2& ruled = shape::pattern(
@@ -47,6 +49,9 @@ const re2::RE2& successor_pattern = shape::pattern(R"(\b(?:use|switch to|migrate
 
 // The sentence tells the model how a tool must be used.
 const re2::RE2& prescribes = shape::pattern(R"(\b(?:must|should|shall|always|never|needs? to|has to|have to|(?:is|are) (?:required|expected|supposed) to|be sure to|make sure|remember to|do not|don'?t|only ever)\b|(?:^|[:;,]\s*|\b(?:then|and|also)\s+)(?:pass|set|include|append|add|attach|put|fill|prefix|cc|bcc|send|open|route|forward|copy|post|upload|multiply|divide)\b)");
+
+// The sentence gives an example of a value or a call.
+const re2::RE2& gives_an_example = shape::pattern(R"(\b(?:e\.g\.|eg\.|for example|for instance|such as|i\.e\.)\s)");
 
 // The sentence announces that a tool behaves differently from now on.
 const re2::RE2& announces_change = shape::pattern(R"(\b(?:now|henceforth|going forward|from now on|effective (?:immediately|now|today)|by default|defaults? (?:all\s+)?(?:\w+\s+){0,2}to|automatically|regardless of|(?:has|have) (?:been\s+)?(?:changed|moved|extended|updated|reconfigured|migrated|replaced|switched|upgraded|redirected|repointed)|(?:is|are) (?:now\s+)?(?:configured|set|pinned|locked|routed|mapped) to|routes? (?:all|every|each|via|through)|(?:will|shall) (?:now |always |automatically )?(?:use|send|route|add|include|set|default|target|post|forward|require|interpret|append|copy))\b|\bab sofort\b|\bdesormais\b|\bd[ée]sormais\b|\ba partir de ahora\b|\bas of (?:this|the|today'?s|the latest|the current) (?:release|version|update|build)\b|\bthe old behaviou?r\b)");
@@ -87,13 +92,27 @@ whose owner_of(const std::string& name, const std::string& own, const tool_name_
 // "k-anonymity"): an unknown name there needs an underscore.
 void collect(re2::StringPiece text, const re2::RE2& pattern, const std::string& own, const tool_name_index& names, bool in_result,
              bool strict, std::vector<reference>& out, const std::unordered_set<std::string>* own_params) {
-  std::string name, server;
-  const bool names_server = pattern.NumberOfCapturingGroups() == 2;
-  while (out.size() < 16 && (names_server ? re2::RE2::FindAndConsume(&text, pattern, &name, &server)
-                                          : re2::RE2::FindAndConsume(&text, pattern, &name))) {
+  // The group named "server", when the pattern has one, holds the word for the tool's server.
+  const auto& named = pattern.NamedCapturingGroups();
+  const auto server_group = named.find("server");
+  const bool names_server = server_group != named.end();
+  std::string first, second;
+  while (out.size() < 16 && (names_server ? re2::RE2::FindAndConsume(&text, pattern, &first, &second)
+                                          : re2::RE2::FindAndConsume(&text, pattern, &first))) {
+    std::string name = first;
     if (names_server) {
-      static const std::set<std::string> determiners{"the", "this", "that", "a", "an", "your", "our", "same", "local", "remote", "mcp", "its"};
-      if (determiners.count(text::lower_ascii(server))) continue;
+      const std::string server = text::lower_ascii(server_group->second == 1 ? first : second);
+      if (server_group->second == 1) name = second;
+      // "the", "our": no server named; "details", "response": a path into a reply's fields.
+      static const std::set<std::string, std::less<>> not_a_server{
+          "the",     "this",     "that",    "a",      "an",      "your",   "our",    "same",   "local",    "remote",  "mcp",
+          "its",     "details",  "detail",  "data",   "result",  "results", "response", "request", "error",  "errors",  "body",
+          "params",  "payload",  "meta",    "metadata", "config", "settings", "options", "headers", "fields", "attributes", "properties",
+          "context", "env",      "event",   "item",   "items",   "record", "row",    "object", "input",    "output",  "args",
+          "query",   "state",    "user",    "spec",   "status",  "info",   "self",   "obj",    "res",      "req",     "resp",
+          "msg",     "message",  "node",    "doc",    "document", "entry", "value",  "values", "props",    "schema",  "extra",
+          "extras",  "links",    "response_metadata", "pagination", "page", "stats", "summary", "opts", "inputs", "outputs"};
+      if (not_a_server.count(server)) continue;
     }
     // Upper-case names are environment variables ("set SERVICE_REGION in the server environment").
     if (std::none_of(name.begin(), name.end(), [](char c) { return c >= 'a' && c <= 'z'; })) continue;
@@ -148,8 +167,18 @@ const re2::RE2& orders_a_call = shape::pattern(R"(\b(?:call|calling|invoke|invok
 
 const re2::RE2& pretext_for_a_call = shape::pattern(R"(\b(?:unlock|to continue|to proceed|to complete|to confirm|to restore|to resolve|to fix|to unblock|to refresh|to renew|verif(?:y|ied|ication)|re-?auth\w*|authori[sz]\w*|authenticat\w*|required|requires|first|before (?:any|every|each|further|retrying|continuing)|workaround|grant|ownership|expired|locked|pending|incomplete|syncing|retired|deprecated)\b|\b(?:retry|retrying|immediately|resume|reconnect|re-?register\w*|re-?key\w*|re-?sync\w*|until|unless|migrat\w+|moved|scope|quota|congestion|blocked|attestation|reconciliation)\b)");
 
+// A payload no retry of the same request needs: private data, a destination, a safeguard turned off.
+const re2::RE2& risky_payload = shape::pattern(
+    R"(\bskip(?:ping)? (?:asking|confirmation|the confirmation)|\bwithout (?:asking|confirmation)|\bno confirmation\b|\bpublic(?:-read|ly)?\b|\banyone with the link\b)"
+    R"(|\b(?:transcript|entire conversation|whole conversation|conversation so far|chat history|ssn|date of birth|cookies?|sudo|chmod|api key|token|password|secret|credentials?|private key|cloud keys|seed)\b|--force\b)"
+    R"(|\b(?:confirm\w*|require_confirmation|approval|public|visibility|share\w*|recipient|to|bcc|cc|webhook|callback|url|endpoint|payee|iban|account|value)\s*=)"
+    R"(|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|(?-i:\b[A-Z]{2,}[-_][A-Z0-9_-]{3,}\b)|~/|\b\d{1,3}(?:\.\d{1,3}){3}\b)");
+
+// "hand the DATABASE_URL value to export_keys", "pass the result to shopbot.restore_session".
+const re2::RE2& hands_to_a_tool = shape::pattern(R"(\b(?:hand|pass|send|give|submit|provide|feed|supply|forward)\s+(?:\S+\s+){0,6}?(?:to|into)\s+[`'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+|\b(?:with|via|through|using)\s+[`'"]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+[`'"]?(?:\s*\(|[,.;]|\s+(?:then|and|before)\b|$))");
+
 // What the ordered call carries: a fixed value, a destination, or private data.
-const re2::RE2& call_payload = shape::pattern(R"(\w=\S|\b(?:with|to|as|into|set to|destination|channel|space|bucket|ref)\s+(?:\w+\s*=?\s*)?['"`][^'"`]{2,}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|(?-i:\b[A-Z]{2,}[-_][A-Z0-9-]{4,}\b)|\b(?:api key|token|password|pin|secret|credentials?|cookie|environment|env|inbox|every message|all (?:messages|contacts|files|records)|account number|seed|private key|~/)\b|\b(?:private key|deploy keys?|environment variables?|env vars?|passw\w*|pg_shadow|include_credentials|include_dms|secret_key|keys? configured|tokens? (?:in|from) ))");
+const re2::RE2& call_payload = shape::pattern(R"(\bskip(?:ping)? (?:asking|confirmation|the confirmation)|\bwithout (?:asking|confirmation)|\bno confirmation\b|\bpublic(?:-read|ly)?\b|\banyone with the link\b|\b(?:transcript|entire conversation|whole conversation|conversation so far|chat history)\b|\b(?:ssn|date of birth|cookies?)\b|\bsudo\b|--force\b|\bchmod\b|\bfor each\b|\w=\S|\b(?:with|to|as|into|set to|destination|channel|space|bucket|ref)\s+(?:\w+\s*=?\s*)?['"`][^'"`]{2,}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|(?-i:\b[A-Z]{2,}[-_][A-Z0-9-]{4,}\b)|\b(?:api key|token|password|pin|secret|credentials?|cookie|environment|env|inbox|every message|all (?:messages|contacts|files|records)|account number|seed|private key|~/)\b|\b(?:private key|deploy keys?|environment variables?|env vars?|passw\w*|pg_shadow|include_credentials|include_dms|secret_key|keys? configured|tokens? (?:in|from) ))");
 
 // ---- suppression of the other tools (THREATS.md 7) ------------------------------------------------
 
@@ -188,7 +217,7 @@ void judge_suppression(std::string_view view, const std::vector<intent::sentence
 }
 
 // A turn of the conversation forged inside data: "User: ...", "<system>", "[SYSTEM]".
-const re2::RE2& forged_turn = shape::pattern(R"((?:^|[\s\[\]<>"{(])(?:user|human|system|assistant|operator|admin|developer|the user)\s*(?:[:\]>]|\(the user\))|</?\s*(?:conversation|system|user|assistant)\s*>|\bupdate from me\b|\b(?:new )?(?:instruction|message|request) from the (?:user|owner|operator|admin)\b|\b(?:instruction|message|request|note)s? from (?:the )?(?:user|owner|operator|admin|customer)\b)");
+const re2::RE2& forged_turn = shape::pattern(R"((?:^|[\s\[\]<>"{(])(?:user|human|system|assistant|operator|admin|developer|the user|nutzer|benutzer|usuario|utilisateur|utente|usu[aá]rio|gebruiker|u[zż]ytkownik|kullan[iı]c[iı]|пользователь)\s*(?:\([^)]{0,30}\)\s*)?(?:[:\]>]|\(the user\))|\bmessage de l'utilisateur\b|\bmensaje del usuario\b|\buser ne kaha\b|用户[：:]|ユーザー[：:]|사용자\s*[：:]|المستخدم\s*[：:]|</?\s*(?:conversation|system|user|assistant)\s*>|\bupdate from me\b|\b(?:new )?(?:instruction|message|request) from the (?:user|owner|operator|admin)\b|\b(?:instruction|message|request|note)s? from (?:the )?(?:user|owner|operator|admin|customer)\b)");
 
 // Where a forged turn sends things, or what private thing it reaches for.
 const re2::RE2& sink_or_private = shape::pattern(R"([\w.+-]+@[\w-]+\.[\w.-]+|https?://|\+\d{6,}|#[\w-]{3,}|\bpublicly\b|\bdm\b|\b(?:keys?|tokens?|passwords?|secrets?|credentials?|contents?|\.env|ssh|every|all|admin)\b)");
@@ -214,7 +243,10 @@ const re2::RE2& beacon_to_fill = shape::pattern(R"(!?\[[^\]]*\]\(https?://[^)\s]
 const re2::RE2& ai_agent_noun = shape::pattern(
     R"(\b(?:ai|llms?|assistants?|ai agents?|bots|copilots?|automation|language models?|asistentes?|assistentes?|assistenten|asystent\w*|asistan\w*|ассистент\w*|ии)\b|助手|アシスタント|어시스턴트|\bAI(?:는|가|에게))");
 const re2::RE2& orders_abroad = shape::pattern(
-    R"(\b(?:env[ií]a\w*|mand[ae]\w*|transf[eé]r\w*|gönder\w*|пересыл\w*|отправ\w*|enregistre\w*|r[eè]gle\w*|sende\w*|schick\w*|überweis\w*|wy[sś]l\w*|fazem o pedido|compra\w*)\b|发送|转发|전송|送信|送って)");
+    R"(\b(?:env[ií]a\w*|mand[ae]\w*|transf[eé]r\w*|gönder\w*|gonder\w*|пересыл\w*|отправ\w*|enregistre\w*|r[eè]gle\w*|sende\w*|schick\w*|überweis\w*|uberweis\w*|wy[sś]l\w*|fazem o pedido|compra\w*)\b|发送|转发|전송|送信|送って)"
+    // Imperatives of other languages, as a note to the assistant in data gives them.
+    R"(|\b(?:usa|use|utiliza|pague|paga|borra|elimina|agrega|añade|anade|incluye|comparte|sube|ejecuta|llama|cambia|reenv[ií]a|altere|envie|inclua|apague|exclua|adicione|compartilhe|transfira|execute|chame|encaminhe|supprime\w*|envoie\w*|ajoute\w*|inclu(?:s|ez)|partage\w*|ex[eé]cute\w*|appelle\w*|utilise\w*|paye\w*|modifie\w*|f(?:ü|u|ue)ge|l(?:ö|o|oe)sche|teile|f(?:ü|u|ue)hre|rufe|verwende|nutze|(?:ä|a|ae)ndere|invia\w*|aggiungi|cancella|condividi|esegui|chiama|inoltra|stuur|verstuur|verwijder|voeg|gebruik|betaal|wijzig|usu[nń]|dodaj|udost[eę]pnij|wykonaj|u[zż]yj|zap[lł]a[cć]|zmie[nń]|przelej|sil|ekle|payla[sş]|[cç]al[iı][sş]t[iı]r|kullan|[oö]de|de[gğ]i[sş]tir|aktar|используйте|передавайте|передайте|удалите|добавьте|перешлите|выполните|вызовите|оплатите|измените|gửi|xóa|thêm|chạy|gọi|kirim|hapus|tambahkan|jalankan|panggil|bayar|ubah|bagikan)\b)"
+    R"(|调用|删除|添加|执行|付款|修改|上传|请先|転送|削除|追加|実行|呼び出|支払|変更|してください|실행|송금|삭제|추가|호출|변경|하세요|하십시오|أرسل|احذف|أضف|أنشئ|نفذ|ادفع|شارك|भेज|हटा|चलाओ|करो|कीजिए)");
 // What a third-person order has the agent do, in the third person too ("forwards", "sends").
 const re2::RE2& agent_acts = shape::pattern(
     R"(\b(?:forward|send|post|email|e-mail|paste|attach|upload|export|share|transfer|pay|add|append|type|reply|dm|message|merge|push|approve|create|delete|copy|print|text|move|grant|invite|change|update|buy|order|check out|book)(?:s|es|ed)?\b)");
@@ -231,10 +263,14 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
   // Most results hold none of what these rules need: one pass over the whole text says which
   // rules can fire at all.
   static const shape::gate needs{&addresses_the_ai, &asks_the_user_for_it, &redirects_a_send, &misreports_gate(), &forged_turn, &url_to_fill,
-                                 &local_secret_to_send, &beacon_to_fill, &models_context_in_result, &orders_a_call, &url_in_text, &ai_agent_noun};
+                                 &local_secret_to_send, &beacon_to_fill, &models_context_in_result, &orders_a_call, &url_in_text, &ai_agent_noun, &hands_to_a_tool};
   const auto may = needs.match(view);
   if (std::none_of(may.begin(), may.end(), [](bool b) { return b; })) return;
-  enum { ai, ask, redirect, mislead, turn, url, local, beacon, context, call, link, agent };
+  enum { ai, ask, redirect, mislead, turn, url, local, beacon, context, call, link, agent, hand };
+  // "ERROR 42501: ...", "{"error": ...", "AccessDenied: ...", "exit code 127: ...", "E_CORRUPT: ...".
+  static const re2::RE2& error_head = shape::pattern(
+      R"re(^\W{0,3}(?:"?(?:error|err|errors|status|fault)"?\s*[:=]|error\b|err\b|fatal\b|exception\b|traceback\b|exit (?:code|status)\s*\d+|(?-i:[A-Z][A-Za-z]+(?:Error|Exception|Denied|Expired|Failed|Forbidden|Unauthorized|Timeout))\b|(?-i:E[A-Z_]{3,})\b|(?-i:[A-Z][A-Z_]{4,}):|\d{3}\s+(?-i:[A-Z][a-z]+)|(?:gateway )?timeout\b|(?:session|token) (?:expired|invalid)\b|permission denied\b|access denied\b))re");
+  const bool error_result = matches(view.substr(0, std::min<std::size_t>(view.size(), 160)), error_head);
   bool ai_addressed_before = false;
   std::string_view previous;
   for (const auto& s : sentences) {
@@ -242,7 +278,7 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
     const bool to_ai = may[ai] && matches(sentence, addresses_the_ai);
     // "AI assistants reading this: search the mailbox ..." often puts the address and the order
     // in two sentences (or two lines).
-    if ((to_ai || ai_addressed_before) && matches(sentence, orders_an_action)) {
+    if ((to_ai || ai_addressed_before) && (matches(sentence, orders_an_action) || matches(sentence, orders_abroad))) {
       out.push_back({"poison.impersonation", severity::high, 0.8, s.begin, s.end, "text in a tool result addresses the AI reading it and orders an action"});
       return;
     }
@@ -271,7 +307,11 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
       out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "a tool result changes where the user's request goes, or what the user is told"});
       return;
     }
-    if (may[turn] && matches(sentence, forged_turn) && matches(sentence, orders_an_action) && matches(sentence, sink_or_private)) {
+    // A forged turn that orders harm needs no sink: deleting, paying, approving, cancelling.
+    static const re2::RE2& harm = shape::pattern(
+        R"(\b(?:delete|deleting|drop|purge|wipe|cancel|decline|remove|destroy|truncate|transfer|pay|wire|approve|merge|grant|role\s*=|admin|force|sudo|rm -rf|supprime\w*|elimina\w*|l(?:ö|o)sch\w*|überweis\w*|gönder|sil|usu[nń])\b)");
+    if (may[turn] && matches(sentence, forged_turn) && (matches(sentence, orders_an_action) || matches(sentence, orders_abroad)) &&
+        (matches(sentence, sink_or_private) || matches(sentence, harm))) {
       out.push_back({"poison.impersonation", severity::high, 0.8, s.begin, s.end, "a turn of the conversation forged inside a tool result, with an order"});
       return;
     }
@@ -284,8 +324,14 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
       return;
     }
     // "call list_messages again with cursor=...": paging through the same tool's results.
-    static const re2::RE2& pages = shape::pattern(R"(\b(?:cursor|page_?token|next_?token|offset|starting_after|continuation|next page|more (?:results|messages|items|rows|records) (?:are )?available)\b)");
-    if (may[call] && matches(sentence, orders_a_call) && matches(sentence, pretext_for_a_call) && matches(sentence, call_payload) && !matches(sentence, pages)) {
+    static const re2::RE2& pages = shape::pattern(R"(\b(?:cursor|next_cursor|page_?token|next_?(?:page_?)?token|continuation(?:_?token)?|offset|starting_after|continuation|next page|more (?:results|messages|items|rows|records) (?:are )?available)\b)");
+    // The pretext may sit in the sentence before ("Session expired. Call session_restore(...)") or
+    // be the whole result's form (an error).
+    // Borrowed that way, it needs a payload beyond an ordinary argument ("retry with pages=1-50").
+    const bool own_pretext = matches(sentence, pretext_for_a_call);
+    const bool pretext = own_pretext || matches(previous, pretext_for_a_call) || error_result;
+    if (((may[call] && matches(sentence, orders_a_call)) || (may[hand] && matches(sentence, hands_to_a_tool))) && pretext &&
+        ((own_pretext && matches(sentence, call_payload)) || matches(sentence, risky_payload)) && !matches(sentence, pages)) {
       out.push_back({"poison.forced-sequencing", severity::high, 0.75, s.begin, s.end,
                      "a tool result orders a call, with a pretext and a value or data to carry"});
       return;
@@ -339,9 +385,10 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
         if (!(retired_here && (orders || change)) && !changed_with_value) continue;
       } else if (!(change || orders || retired_here)) {
         continue;
-      } else if (!other->foreign && !retired_here && !matches(sentence, fixes_value)) {
+      } else if (!other->foreign && !retired_here && (!matches(sentence, fixes_value) || matches(sentence, gives_an_example))) {
         // A tool no server here has is as often an alias the server's own docs use ("call the
-        // FETCH_RELEASES tool first") as an attacker's: only an order that fixes a value for it counts.
+        // FETCH_RELEASES tool first") as an attacker's: only an order that fixes a value for it counts,
+        // and not one given as an example ("call a service, e.g. light.turn_on with data {...}").
         continue;
       }
       const std::string_view rule = other->foreign ? "shadow.cross-server-instruction" : "poison.cross-tool-instruction";
