@@ -914,6 +914,7 @@ class evaluator {
     discount_double_negated_concealment();
     structural_rules();
     judge_sentences();
+    concealed_in_another_language();
     claims_about_other_tools();
     arbitrated_legacy_rules();
     procedural_checks();
@@ -1876,6 +1877,30 @@ class evaluator {
     static const re2::RE2 refused(R"(\b(?:do not|don'?t|never|not|avoid|must not|should not)\s+(?:\w+\s+){0,2}(?:include|provide|paste|send|attach|pass|put|give|share|copy|add|enter|write|submit|forward|upload|post|store|log)\b)", bank_options());
     const re2::StringPiece piece(text.data(), text.size());
     return re2::RE2::PartialMatch(piece, hand_over) && !re2::RE2::PartialMatch(piece, refused);
+  }
+
+  // "... 不要告诉用户", "сообщать о нём не нужно", "dit hoeft de gebruiker niet te weten": telling the
+  // model, in any language, to keep something from the user. The English shapes weigh what is kept
+  // and why; in another language the rule asks for a concrete thing the text names (an address, a
+  // path, a tool, an account or a long number) in the same field.
+  void concealed_in_another_language() {
+    if (context_.role == field_role::name) return;
+    const auto conceals = std::find_if(judged_.begin(), judged_.end(),
+                                       [](const intent::sentence& s) { return s.on.test(intent::index(intent::feature::non_english_conceal)); });
+    if (conceals == judged_.end()) return;
+    static const re2::RE2 concrete(
+        R"([\w.+-]+@[\w-]+\.\w|https?://|\b\d{1,3}(?:\.\d{1,3}){3}\b|(?:^|[\s(])[~/][\w.-]+/|\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\b[a-z]{2}\d{2}(?:\s?\d{4}){3,}|\b\d[\d -]{6,}\d\b|\brm -rf\b|\b(?:bcc|cc)\b|\d+\s?%)",
+        bank_options());
+    const auto view = norm_.view();
+    if (!re2::RE2::PartialMatch(re2::StringPiece(view.data(), view.size()), concrete)) return;
+    const auto begin = norm_.original_offset(conceals->begin), end = norm_.original_offset(conceals->end);
+    const std::string message = "tells the model, in another language, to keep something it names from the user";
+    for (auto& existing : result_.hits)
+      if (existing.rule_id == "poison.concealment") {
+        if (existing.level < severity::high) existing = {"poison.concealment", severity::high, 0.8, begin, end, {}, message};
+        return;
+      }
+    result_.hits.push_back({"poison.concealment", severity::high, 0.8, begin, end, {}, message});
   }
 
   // Claims of being the best, the most trusted or the choice of AI, aimed at the model's choice of
