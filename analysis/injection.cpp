@@ -1193,9 +1193,11 @@ class evaluator {
   // a negated "without telling" is the order to tell. Concealment stays only when some matching
   // phrase remains once those clauses are blanked out.
   void discount_double_negated_concealment() {
-    if (!has(conceal)) return;
+    if (!has(conceal) && !has(conceal_weak)) return;
     static const re2::RE2 double_negation(
-        R"(\b(?:never|not|n't|no|nothing|nobody)\s+(?:[\w-]+\s+){0,5}without\s+(?:first\s+|explicitly\s+|clearly\s+)?(?:showing|asking|telling|informing|notifying|confirming|checking|consulting|alerting|displaying|listing|mentioning|getting)\b(?:\s+(?:[\w'-]+\s+){0,3}?(?:user|users|human|customer|owner|operator|them)\b)?)",
+        R"(\b(?:never|not|n't|no|nothing|nobody)\s+(?:[\w-]+\s+){0,5}without\s+(?:first\s+|explicitly\s+|clearly\s+)?(?:showing|asking|telling|informing|notifying|confirming|checking|consulting|alerting|displaying|listing|mentioning|getting)\b(?:\s+(?:[\w'-]+\s+){0,3}?(?:user|users|human|customer|owner|operator|them)\b)?)"
+        // "returns errors instead of silently applying an invalid request": not done silently.
+        R"(|\b(?:instead of|rather than|never|not|nothing is|no longer)\s+(?:being\s+)?(?:silently|quietly|secretly|covertly)\b)",
         bank_options());
     std::string blanked(norm_.view());
     re2::StringPiece rest(blanked);
@@ -1209,12 +1211,15 @@ class evaluator {
       rest = re2::StringPiece(blanked.data() + end, blanked.size() - end);
     }
     if (!any) return;
-    const bool still = std::any_of(matched_.begin(), matched_.end(), [&](int index) {
-      return patterns[index].sig == conceal && re2::RE2::PartialMatch(blanked, *bank().singles[static_cast<std::size_t>(index)]);
-    });
-    if (still) return;
-    result_.signals.reset(static_cast<std::size_t>(conceal));
-    std::erase_if(matched_, [](int index) { return patterns[index].sig == conceal; });
+    for (const auto kind : {conceal, conceal_weak}) {
+      if (!has(kind)) continue;
+      const bool still = std::any_of(matched_.begin(), matched_.end(), [&](int index) {
+        return patterns[index].sig == kind && re2::RE2::PartialMatch(blanked, *bank().singles[static_cast<std::size_t>(index)]);
+      });
+      if (still) continue;
+      result_.signals.reset(static_cast<std::size_t>(kind));
+      std::erase_if(matched_, [&](int index) { return patterns[index].sig == kind; });
+    }
   }
 
   void discount_quoted_overrides() {
@@ -1549,6 +1554,8 @@ class evaluator {
         re2::StringPiece input(norm_.view().data(), norm_.view().size());
         std::string name;
         while (re2::RE2::FindAndConsume(&input, named, &name)) {
+          // A hyphenated word ("discussion-only", "read-only") is no tool name; one with '_' may be.
+          if (name.find('_') == std::string::npos) continue;
           if (name != own && !(context_.sibling_tools && std::any_of(context_.sibling_tools->begin(), context_.sibling_tools->end(),
                                                                       [&](const std::string& s) { return lower_ascii(s) == name; }))) {
             unknown = name;
@@ -1870,7 +1877,11 @@ class evaluator {
              index(signal::role_token), index(signal::impersonation), index(feature::speaks_as_user), index(signal::claimed_consent),
              index(signal::tag_strong), index(signal::shell_danger), index(signal::url_data), index(signal::move_out), index(signal::redirect),
              index(signal::hijack_strong), index(feature::suppress_other), index(feature::superiority), index(feature::popularity),
-             index(feature::ai_optimised), index(feature::retired), index(feature::non_english_grab), index(signal::secret_noun)}))
+             index(feature::ai_optimised), index(feature::non_english_grab), index(signal::secret_noun)}))
+      return true;
+    // A retirement that sends the model to one of the server's own tools is its changelog.
+    if (on.test(index(feature::retired)) && !(on.test(index(feature::names_sibling)) && !on.test(index(feature::names_foreign)) &&
+                                              !on.test(index(feature::names_unknown_tool))))
       return true;
     if (hides_an_action(on)) return true;
     // The conversation, or what the caller holds, only when the sentence asks for it to be passed.
