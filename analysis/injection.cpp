@@ -919,7 +919,7 @@ class evaluator {
     alternative_views();
     discount_action_alternatives();
     discount_quoted_overrides();
-    discount_double_negated_concealment();
+    discount_opposite_phrasings();
     structural_rules();
     judge_sentences();
     concealed_in_another_language();
@@ -1192,36 +1192,48 @@ class evaluator {
 
   // An override phrase quoted as an example is a quotation, not an order: its signal is dropped
   // before any rule or the sentence model reads it.
-  // "NEVER send without showing the user the recipients", "don't delete without asking the user":
-  // a negated "without telling" is the order to tell. Concealment stays only when some matching
-  // phrase remains once those clauses are blanked out.
-  void discount_double_negated_concealment() {
-    if (!has(conceal) && !has(conceal_weak)) return;
-    static const re2::RE2 double_negation(
+  // Phrases that share the words of a demand and say the opposite. "NEVER send without showing the
+  // user", "returns errors instead of silently applying": a negated "without telling" or "silently"
+  // is the order to tell; "do not mention @here unless the user asks" waits for the user. "Unless
+  // the user has already approved ..." is a condition, not a claim of consent. A signal stays only
+  // when one of its phrases still matches once those clauses are blanked out.
+  void discount_opposite_phrasings() {
+    struct reading {
+      std::initializer_list<signal> kinds;
+      const re2::RE2& clause;
+    };
+    static const re2::RE2 negated_silence(
         R"(\b(?:never|not|n't|no|nothing|nobody)\s+(?:[\w-]+\s+){0,5}without\s+(?:first\s+|explicitly\s+|clearly\s+)?(?:showing|asking|telling|informing|notifying|confirming|checking|consulting|alerting|displaying|listing|mentioning|getting)\b(?:\s+(?:[\w'-]+\s+){0,3}?(?:user|users|human|customer|owner|operator|them)\b)?)"
-        // "returns errors instead of silently applying an invalid request": not done silently.
-        R"(|\b(?:instead of|rather than|never|not|nothing is|no longer)\s+(?:being\s+)?(?:silently|quietly|secretly|covertly)\b)",
+        R"(|\b(?:instead of|rather than|never|not|nothing is|no longer)\s+(?:being\s+)?(?:silently|quietly|secretly|covertly)\b)"
+        R"(|\b(?:do not|don't|never|not)\s+(?:[\w@`'-]+\s+){0,6}?unless\s+(?:the\s+|a\s+)?(?:user|human|customer|owner)\s+(?:explicitly\s+|specifically\s+|directly\s+)?(?:asks?|requests?|wants?|says?|tells?|approves?|confirms?|names?)\b)",
         bank_options());
-    std::string blanked(norm_.view());
-    re2::StringPiece rest(blanked);
-    bool any = false;
-    while (re2::RE2::FindAndConsume(&rest, double_negation)) {
-      any = true;
-      const auto end = static_cast<std::size_t>(rest.data() - blanked.data());
-      auto begin = end;
-      while (begin > 0 && blanked[begin - 1] != '.' && blanked[begin - 1] != '\n' && end - begin < 200) --begin;
-      std::fill(blanked.begin() + static_cast<std::ptrdiff_t>(begin), blanked.begin() + static_cast<std::ptrdiff_t>(end), ' ');
-      rest = re2::StringPiece(blanked.data() + end, blanked.size() - end);
-    }
-    if (!any) return;
-    for (const auto kind : {conceal, conceal_weak}) {
-      if (!has(kind)) continue;
-      const bool still = std::any_of(matched_.begin(), matched_.end(), [&](int index) {
-        return patterns[index].sig == kind && re2::RE2::PartialMatch(blanked, *bank().singles[static_cast<std::size_t>(index)]);
-      });
-      if (still) continue;
-      result_.signals.reset(static_cast<std::size_t>(kind));
-      std::erase_if(matched_, [&](int index) { return patterns[index].sig == kind; });
+    static const re2::RE2 conditional_consent(
+        R"(\b(?:unless|if|until|once|when|whether|only after|only if|after)\s+the\s+user\s+(?:has\s+|had\s+)?(?:now\s+|already\s+|also\s+|explicitly\s+|previously\s+)?(?:approved|authori[sz]ed|consented|agreed|allowed|permitted|pre-?approved|confirmed|asked|requested|instructed|opted in)\b)",
+        bank_options());
+    static const reading readings[] = {{{conceal, conceal_weak}, negated_silence}, {{impersonation, claimed_consent}, conditional_consent}};
+    for (const auto& r : readings) {
+      if (std::none_of(r.kinds.begin(), r.kinds.end(), [&](signal k) { return has(k); })) continue;
+      std::string blanked(norm_.view());
+      re2::StringPiece rest(blanked);
+      bool any = false;
+      while (re2::RE2::FindAndConsume(&rest, r.clause)) {
+        any = true;
+        const auto end = static_cast<std::size_t>(rest.data() - blanked.data());
+        auto begin = end;
+        while (begin > 0 && blanked[begin - 1] != '.' && blanked[begin - 1] != '\n' && end - begin < 200) --begin;
+        std::fill(blanked.begin() + static_cast<std::ptrdiff_t>(begin), blanked.begin() + static_cast<std::ptrdiff_t>(end), ' ');
+        rest = re2::StringPiece(blanked.data() + end, blanked.size() - end);
+      }
+      if (!any) continue;
+      for (const auto kind : r.kinds) {
+        if (!has(kind)) continue;
+        const bool still = std::any_of(matched_.begin(), matched_.end(), [&](int index) {
+          return patterns[index].sig == kind && re2::RE2::PartialMatch(blanked, *bank().singles[static_cast<std::size_t>(index)]);
+        });
+        if (still) continue;
+        result_.signals.reset(static_cast<std::size_t>(kind));
+        std::erase_if(matched_, [&](int index) { return patterns[index].sig == kind; });
+      }
     }
   }
 
@@ -1863,8 +1875,16 @@ class evaluator {
                 index(feature::cmd_syntax)});
   }
 
-  static bool corroborated(const intent::feature_set& on, std::string_view text) {
+  static bool corroborated(const intent::feature_set& on_sentence, std::string_view text) {
     using intent::feature, intent::index;
+    // "The server reads the kubeconfig from ~/.kube/config on its own host": where the server finds
+    // its own configuration is documentation, not a file the model is sent to.
+    static const re2::RE2 server_reads_its_own(
+        R"(\b(?:the|this)\s+(?:mcp\s+)?(?:server|tool|cli|client|library|process|binary|daemon)\s+(?:itself\s+)?(?:reads|loads|uses|looks (?:for|in|up)|picks up|resolves|finds|falls back to|defaults to|takes)\b)",
+        bank_options());
+    intent::feature_set on = on_sentence;
+    if (re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), server_reads_its_own))
+      for (auto f : {index(feature::dotfile), index(signal::sensitive_path), index(signal::read_secret), index(signal::env_vars)}) on.reset(f);
     auto any = [&](std::initializer_list<std::size_t> ids) {
       return std::any_of(ids.begin(), ids.end(), [&](std::size_t i) { return on.test(i); });
     };
