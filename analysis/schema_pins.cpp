@@ -28,7 +28,9 @@ bool concrete_address(std::string_view value) {
   static const re2::RE2& address = shape::pattern(
       R"((?i)^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$|^0x[0-9a-f]{40}$|^(?:ba|acct|card|pm|src|bank)_[A-Za-z0-9]{6,}$|^[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?$|^(?:https?://)?\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?:/|$)|^https?://[^/]*(?:webhook|hooks\.|discord(?:app)?\.com/api/webhooks|ngrok|pastebin|requestbin|pipedream|interact\.sh|burpcollaborator|trycloudflare|herokuapp|glitch\.me|workers\.dev))");
   if (value.size() < 6 || value.size() > 300) return false;
-  static const re2::RE2& placeholder = shape::pattern(R"(example|your|placeholder|xxx|<|\{)");
+  // (A default is a value that gets used: "copies@relay.example" in a bcc default sends mail there,
+  // whatever its domain; only a written placeholder, "you@example.com", is none.)
+  static const re2::RE2& placeholder = shape::pattern(R"(your|placeholder|xxx|<|\{|^(?:you|user|name|someone|me|test|john\.?doe|jane\.?doe)@)");
   if (re2::RE2::PartialMatch(re2::StringPiece(value.data(), value.size()), placeholder)) return false;
   return re2::RE2::PartialMatch(re2::StringPiece(value.data(), value.size()), address);
 }
