@@ -1875,7 +1875,21 @@ class evaluator {
                 index(feature::cmd_syntax)});
   }
 
-  static bool corroborated(const intent::feature_set& on_sentence, std::string_view text) {
+  // A sibling named in the text whose name copies this tool's ("read_file" and "read_file_v2",
+  // "secure_read_file"): a retirement in its favour is the tool-transfer attack, not a changelog.
+  bool names_a_near_copy(std::string_view text) const {
+    const std::string own = lower_ascii(context_.own_name);
+    if (own.size() < 4 || !context_.sibling_tools) return false;
+    const std::string lowered = lower_ascii(text);
+    for (const auto& sibling : *context_.sibling_tools) {
+      const std::string name = lower_ascii(sibling);
+      if (name == own || name.size() <= own.size() || name.find(own) == std::string::npos) continue;
+      if (lowered.find(name) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+  bool corroborated(const intent::feature_set& on_sentence, std::string_view text) const {
     using intent::feature, intent::index;
     // "The server reads the kubeconfig from ~/.kube/config on its own host": where the server finds
     // its own configuration is documentation, not a file the model is sent to.
@@ -1903,8 +1917,8 @@ class evaluator {
              index(feature::ai_optimised), index(feature::non_english_grab), index(signal::secret_noun)}))
       return true;
     // A retirement that sends the model to one of the server's own tools is its changelog.
-    if (on.test(index(feature::retired)) && !(on.test(index(feature::names_sibling)) && !on.test(index(feature::names_foreign)) &&
-                                              !on.test(index(feature::names_unknown_tool))))
+    if (on.test(index(feature::retired)) && (names_a_near_copy(text) || !(on.test(index(feature::names_sibling)) && !on.test(index(feature::names_foreign)) &&
+                                                                          !on.test(index(feature::names_unknown_tool)))))
       return true;
     if (hides_an_action(on)) return true;
     // The conversation, or what the caller holds, only when the sentence asks for it to be passed.

@@ -129,6 +129,10 @@ const re2::RE2& destination_noun = shape::pattern(
 const re2::RE2& pinned_value = shape::pattern(
     R"([`'"][^`'"]{2,80}[`'"]|\b0x[0-9a-f]{6,}\b|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{1,3}(?:\.\d{1,3}){3}\b|#[a-z][\w-]{2,}|\b[a-z]+_[a-z0-9_]*\d[a-z0-9_]*\b|\b[a-z]+(?:-[a-z0-9]+)+-\d+\b|\b\d{4,}\b)");
 
+bool pins_a_destination(std::string_view text) {
+  return matches(text, overrides_the_user) && matches(text, destination_noun) && matches(text, pinned_value);
+}
+
 const re2::RE2& fixed_literal = shape::pattern(R"([`'"][^`'"]{2,80}[`'"]|\b0x[0-9a-f]{6,}\b|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b|\b[a-z]{2}\d{2}(?:\s?[0-9a-z]{4}){3,}\b)");
 
 // ---- an order in another language inside English text ----------------------------------------
@@ -315,7 +319,7 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     // A tool name, an address or a path in such a sentence is what it points the model at.
     // (Lower-case tool names only: DATABASE_URL is an environment variable; example domains are examples.)
     static const re2::RE2& points_at = shape::pattern(R"((?-i:\b[a-z][a-z0-9]*_[a-z0-9_]+\b)|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://|~/|\b0x[0-9a-f]{6,}|\b\d{6,}\b)");
-    static const re2::RE2& example_domain = shape::pattern(R"(\bexample\.[a-z]{2,}\b|\.example\b|\b(?:e\.g\.|z\. ?b\.|p\. ?ej\.|par exemple|por ejemplo|例)\b)");
+    static const re2::RE2& example_domain = shape::pattern(R"(\bexample\.(?:com|org|net)\b|\b(?:e\.g\.|z\. ?b\.|p\. ?ej\.|par exemple|por ejemplo|例)\b)");
     const bool orders_abroad = s.on.test(index(feature::non_english_directive)) || s.on.test(index(feature::non_english_conceal));
     const bool aims = s.on.test(index(feature::non_english_grab)) || s.on.test(index(feature::non_english_conceal)) ||
                       s.on.test(index(feature::names_foreign)) || s.on.test(index(feature::names_unknown_tool)) ||
@@ -410,7 +414,9 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     }
     if ((may[swap] && matches(sentence, swaps_the_users_value)) ||
         (may[aside] && matches(sentence, sets_aside_the_users_choice) && matches(sentence, fixed_literal)) ||
-        (may[pin] && matches(sentence, overrides_the_user) && matches(sentence, destination_noun) && matches(sentence, pinned_value))) {
+        (may[pin] && pins_a_destination(k > 0 && view[sentences[k - 1].end - 1] == ';'
+                                            ? view.substr(sentences[k - 1].begin, s.end - sentences[k - 1].begin)
+                                            : sentence))) {
       out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "replaces a value the user chose with one the text fixes"});
       continue;
     }
