@@ -21,7 +21,7 @@ python3 tests/corpus/generator/generate.py --out "$work/gen" "${carriers[@]}" >/
 # so that a real drop fails while run-to-run noise (none: everything is deterministic) cannot.
 # With the real-server cache the generator's carriers are real servers (their honest text is in
 # every generated case), so dev and sealed have two sets of floors.
-if [[ -d "$cache/surfaces" ]]; then dev_floor=0.95:0.84 sealed_floor=0.89:0.59; else dev_floor=0.99:0.87 sealed_floor=0.95:0.55; fi
+if [[ -d "$cache/surfaces" ]]; then dev_floor=0.95:0.85 sealed_floor=0.92:0.57; else dev_floor=0.99:0.87 sealed_floor=0.95:0.55; fi
 args=(--no-speed
       --set "dev=$work/gen/dev" --gate "dev:${GATE_DEV:-$dev_floor}"
       --set "sealed=$work/gen/sealed" --gate "sealed:${GATE_SEALED:-$sealed_floor}"
@@ -33,6 +33,8 @@ for batch in tests/corpus/redteam/batch-*/; do
   # evade the usual vocabulary) is the hardest so far.
   case $(basename "$batch") in
     batch-05) floor=0.90:0.57 ;;
+    batch-06) floor=0.95:0.67 ;;
+    batch-07) floor=0.92:0.64 ;;
     *) floor=0.90:0.65 ;;
   esac
   args+=(--set "$name=$batch" --gate "$name:${GATE_REDTEAM:-$floor}")
@@ -40,7 +42,7 @@ done
 if [[ -d "$cache/surfaces" ]]; then
   # Today's figures as the floor (issue 27's target is 0 servers and 0.5 %: not met, see
   # docs/detection.md); a regression fails.
-  args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:${GATE_SERVERS:-0.018:31}")
+  args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:${GATE_SERVERS:-0.013:27}")
 elif [[ "${WARDEN_DETECTION_REQUIRE_SERVERS:-0}" == 1 ]]; then
   echo "detection.sh: no real-server surfaces in $cache (run scripts/real-servers.sh enumerate)" >&2
   exit 1
