@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "analysis/digest.hpp"
+
 namespace warden::transports {
 
 namespace {
@@ -207,26 +209,7 @@ std::string encode_mcp_header_value(std::string_view value) {
     if (!(u == '\t' || (u >= 0x20 && u <= 0x7e))) plain = false;
   }
   if (plain) return std::string(value);
-  static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out = "=?base64?";
-  std::size_t i = 0;
-  for (; i + 2 < value.size(); i += 3) {
-    const unsigned n = (static_cast<unsigned char>(value[i]) << 16) | (static_cast<unsigned char>(value[i + 1]) << 8) |
-                       static_cast<unsigned char>(value[i + 2]);
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += alphabet[(n >> 6) & 63];
-    out += alphabet[n & 63];
-  }
-  if (const std::size_t left = value.size() - i; left > 0) {
-    unsigned n = static_cast<unsigned char>(value[i]) << 16;
-    if (left == 2) n |= static_cast<unsigned char>(value[i + 1]) << 8;
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += left == 2 ? alphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out + "?=";
+  return "=?base64?" + analysis::base64(value) + "?=";
 }
 
 }  // namespace warden::transports
