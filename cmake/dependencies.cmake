@@ -9,6 +9,7 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 find_package(CLI11 REQUIRED)
 find_package(doctest REQUIRED)
+find_package(tomlplusplus 3 REQUIRED)  # Codex's config.toml (Debian: libtomlplusplus-dev)
 
 # The binary's allocator. The full policy path hands every call's documents and audit record from
 # the relay thread to the audit writer's; glibc's malloc pays for that in arena locks and
