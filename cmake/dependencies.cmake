@@ -1,6 +1,6 @@
 # Every dependency comes from Debian 12 packages (see README: set-up).
 find_package(Threads REQUIRED)
-find_package(Boost 1.81 EXACT REQUIRED)
+find_package(Boost 1.81 EXACT REQUIRED COMPONENTS url)  # Boost.URL is compiled: Debian's libboost-url1.81-dev
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(OpenSSL REQUIRED)
 find_package(spdlog REQUIRED)
