@@ -1,6 +1,5 @@
 #include "analysis/engine.hpp"
 
-#include <openssl/evp.h>
 #include <re2/re2.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include <unordered_set>
 
 #include "analysis/catalogue.hpp"
+#include "analysis/digest.hpp"
 #include "analysis/hidden.hpp"
 #include "analysis/injection.hpp"
 #include "analysis/intent.hpp"
@@ -71,19 +71,6 @@ void escalate_hidden_order(text_hit& h) {
 bool hiding_device(std::string_view rule) {
   return rule == "unicode.invisible-format" || rule == "unicode.deceptive-whitespace" || rule == "unicode.bidi-control" ||
          rule == "unicode.mixed-script-word" || rule == "unicode.confusable-identifier" || rule == "unicode.terminal-escape";
-}
-
-std::string sha256_hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr) != 1) return {};
-  std::string hex;
-  char buffer[4];
-  for (unsigned int i = 0; i < length; ++i) {
-    std::snprintf(buffer, sizeof buffer, "%02x", digest[i]);
-    hex += buffer;
-  }
-  return hex;
 }
 
 std::string canonical(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }

@@ -1,13 +1,12 @@
 #include "analysis/report.hpp"
 
-#include <openssl/evp.h>
-
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
 
 #include "analysis/catalogue.hpp"
+#include "analysis/digest.hpp"
 #include "analysis/text.hpp"
 
 namespace warden::analysis {
@@ -30,18 +29,8 @@ const rule_info& rule_or_placeholder(std::string_view id) {
   return r ? *r : unknown;
 }
 
-std::string short_hash(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr) != 1) return {};
-  std::string hex;
-  char buffer[4];
-  for (unsigned int i = 0; i < 16 && i < length; ++i) {
-    std::snprintf(buffer, sizeof buffer, "%02x", digest[i]);
-    hex += buffer;
-  }
-  return hex;
-}
+// The first 16 bytes of the SHA-256, as SARIF's partial fingerprints use it.
+std::string short_hash(std::string_view data) { return sha256_hex(data).substr(0, 32); }
 
 json finding_json(const finding& f) {
   const auto& rule = rule_or_placeholder(f.rule_id);

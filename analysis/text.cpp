@@ -98,6 +98,46 @@ bool is_valid_utf8(std::string_view s) noexcept {
 
 namespace {
 
+// How many bytes an ill-formed sequence starting at `i` spans: its maximal subpart (the longest
+// prefix of a well-formed sequence), so that one U+FFFD replaces it.
+std::size_t ill_formed_span(std::string_view s, std::size_t i) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0xC2 || b0 > 0xF4) return 1;
+  const std::size_t expected = b0 >= 0xF0 ? 4 : b0 >= 0xE0 ? 3 : 2;
+  std::size_t n = 1;
+  for (; n < expected && i + n < s.size(); ++n) {
+    const auto b = static_cast<unsigned char>(s[i + n]);
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (n == 1) {
+      if (b0 == 0xE0) lo = 0xA0;
+      if (b0 == 0xED) hi = 0x9F;
+      if (b0 == 0xF0) lo = 0x90;
+      if (b0 == 0xF4) hi = 0x8F;
+    }
+    if (b < lo || b > hi) break;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string replace_invalid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 16);
+  for (std::size_t i = 0; i < s.size();) {
+    if (const std::size_t n = utf8_sequence_length(s, i); n > 0) {
+      out.append(s.substr(i, n));
+      i += n;
+    } else {
+      out.append("\xEF\xBF\xBD");
+      i += ill_formed_span(s, i);
+    }
+  }
+  return out;
+}
+
+namespace {
+
 struct icu_tools {
   const icu::Normalizer2* nfkc_cf = nullptr;
   USpoofChecker* skeleton_checker = nullptr;     // only used for skeletons

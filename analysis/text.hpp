@@ -55,7 +55,17 @@ inline int hex_digit(char c) noexcept {
   return -1;
 }
 bool is_ascii(std::string_view text) noexcept;
+// The one UTF-8 validator of the code base (Unicode 15, 3.9: no overlongs, no surrogates,
+// nothing above U+10FFFF); plain ASCII is checked sixteen bytes at a time first.
 bool is_valid_utf8(std::string_view text) noexcept;
+// Length of the well-formed sequence at `pos`, or 0 when the bytes there are ill-formed.
+inline std::size_t utf8_sequence_length(std::string_view text, std::size_t pos) noexcept {
+  std::size_t next = pos;
+  return decode_utf8(text, next) == invalid_code_point ? 0 : next - pos;
+}
+// Copy of `text` with every ill-formed sequence replaced by one U+FFFD per maximal subpart, as
+// the WHATWG decoder (Node's) does.
+std::string replace_invalid_utf8(std::string_view text);
 
 // Eight bytes at a time (SWAR), for the ASCII stretches of a text. A block "without high bits" holds
 // no byte above 0x7F, so the per-byte additions below cannot carry into the next byte.

@@ -1,5 +1,6 @@
 #pragma once
 // Shared by discover / wrap / unwrap and scan --config: finding the client configs to work on.
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@ namespace warden::app {
 // home empty: $HOME plus APPDATA / XDG_CONFIG_HOME / CODEX_HOME from the environment; an explicit
 // home ignores those (a sandbox). project empty: the current directory.
 config::discovery_options discovery_from(const std::string& home, const std::string& project);
+// --home and --project, the two arguments of discovery_from.
+void add_discovery_options(CLI::App& cli, std::string& home, std::string& project);
 
 // The candidate locations that exist as regular files.
 std::vector<config::config_location> existing_locations(const config::discovery_options& options);

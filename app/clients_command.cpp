@@ -13,12 +13,18 @@
 #include <nlohmann/json.hpp>
 
 #include "app/clients.hpp"
+#include "app/command_line.hpp"
 #include "app/commands.hpp"
 #include "config/client_wrap.hpp"
 
 namespace warden::app {
 
 namespace fs = std::filesystem;
+
+void add_discovery_options(CLI::App& cli, std::string& home, std::string& project) {
+  cli.add_option("--home", home, "Home directory to discover configs in (default $HOME)");
+  cli.add_option("--project", project, "Project directory for project configs (default: the current directory)");
+}
 
 config::discovery_options discovery_from(const std::string& home, const std::string& project) {
   config::discovery_options options;
@@ -54,21 +60,6 @@ result<config::config_location> location_of_file(const std::string& path) {
 }
 
 namespace {
-
-// Runs the CLI11 parser over our argument vector; returns an exit code when parsing ends the command.
-std::optional<int> parse_cli(CLI::App& cli, const std::vector<std::string>& args) {
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    cli.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(cli.help().c_str(), stdout);
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "mcp-warden %s: %s\n", cli.get_name().c_str(), e.what());
-    return 2;
-  }
-  return std::nullopt;
-}
 
 std::string scope_label(const config::client_config& config) {
   const std::string client(config::display_name(config.location.client));
@@ -175,8 +166,7 @@ int run_rewrite(rewrite_kind kind, const std::vector<std::string>& args) {
   cli.add_option("CONFIG", files, "Client config files (see `mcp-warden discover`)");
   cli.add_flag("--all", all, "Every config `discover` finds");
   cli.add_flag("--dry-run", dry_run, "Print a unified diff instead of writing");
-  cli.add_option("--home", home, "Home directory to discover configs in (default $HOME)");
-  cli.add_option("--project", project, "Project directory for project configs (default: the current directory)");
+  add_discovery_options(cli, home, project);
   if (wrapping) {
     cli.add_option("--policy", policy, "Policy file for every wrapped server");
     cli.add_option("--audit-log", audit_dir, "Directory for per-server audit logs (CLIENT-NAME.jsonl)");
@@ -184,7 +174,7 @@ int run_rewrite(rewrite_kind kind, const std::vector<std::string>& args) {
     cli.add_flag("--front-http", front_http, "Route remote (HTTP/SSE) entries through mcp-warden --upstream");
     cli.add_option("--warden", warden, "Path of mcp-warden to put in entries (default: this executable)");
   }
-  if (auto done = parse_cli(cli, args)) return *done;
+  if (auto done = parse_or_exit(cli, args, "mcp-warden " + cli.get_name() + ": ")) return *done;
   if (files.empty() && !all) {
     std::fprintf(stderr, "mcp-warden %s: name CONFIG files or use --all\n", cli.get_name().c_str());
     return 2;
@@ -256,10 +246,9 @@ int run_discover_command(const std::vector<std::string>& args) {
   CLI::App cli{"List the MCP client configs found on this machine and their servers.", "discover"};
   std::string home, project;
   bool json = false;
-  cli.add_option("--home", home, "Home directory to look in (default $HOME)");
-  cli.add_option("--project", project, "Project directory for project configs (default: the current directory)");
+  add_discovery_options(cli, home, project);
   cli.add_flag("--json", json, "Machine-readable output");
-  if (auto done = parse_cli(cli, args)) return *done;
+  if (auto done = parse_or_exit(cli, args, "mcp-warden " + cli.get_name() + ": ")) return *done;
 
   const auto discovery = discovery_from(home, project);
   nlohmann::json listing = nlohmann::json::array();

@@ -1,5 +1,7 @@
 #include "app/command_line.hpp"
 
+#include <cstdio>
+
 namespace warden::app {
 
 config::option_lookup option_lookup_of(const CLI::App& cli) {
@@ -25,6 +27,26 @@ std::vector<std::string> parse_options_then_command(CLI::App& cli, const std::ve
   std::vector<std::string> reversed(split->options.rbegin(), split->options.rend());  // CLI11 parses it reversed
   cli.parse(reversed);
   return std::move(split->command);
+}
+
+std::optional<int> parse_or_exit(CLI::App& cli, const std::vector<std::string>& args, std::string_view prefix,
+                                 std::string_view suffix, std::vector<std::string>* command) {
+  try {
+    if (command) {
+      *command = parse_options_then_command(cli, args);
+    } else {
+      std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses it reversed
+      cli.parse(reversed);
+    }
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(cli.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "%.*s%s%.*s\n", static_cast<int>(prefix.size()), prefix.data(), e.what(), static_cast<int>(suffix.size()),
+                 suffix.data());
+    return 2;
+  }
+  return std::nullopt;
 }
 
 }  // namespace warden::app

@@ -3,7 +3,9 @@
 // word that is not one of the command's own options (config::split_command_line), so launchers that
 // drop "--" still work, and every word from COMMAND on reaches the server untouched.
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/command_line.hpp"
@@ -18,5 +20,12 @@ config::option_lookup option_lookup_of(const CLI::App& cli);
 // CLI::CallForHelp, CLI::CallForVersion); an unknown option before COMMAND or a missing value is a
 // CLI::ParseError too, with a message that says so.
 std::vector<std::string> parse_options_then_command(CLI::App& cli, const std::vector<std::string>& args);
+
+// The usual way to parse a subcommand's arguments: with `command`, options end at COMMAND (as
+// above) and COMMAND [ARGS...] goes to *command; without, every word is parsed. Returns nothing to
+// go on, or the exit code that ends the subcommand: 0 after printing the help on stdout, 2 after
+// printing `prefix`, CLI11's message and `suffix` on stderr.
+std::optional<int> parse_or_exit(CLI::App& cli, const std::vector<std::string>& args, std::string_view prefix,
+                                 std::string_view suffix = "", std::vector<std::string>* command = nullptr);
 
 }  // namespace warden::app

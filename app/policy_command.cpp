@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "app/command_line.hpp"
 #include "app/commands.hpp"
 #include "config/digest.hpp"
 #include "config/glob.hpp"
@@ -24,21 +25,12 @@ namespace {
 
 using nlohmann::json;
 
-// CLI11 parses a reversed vector; "--" ends our options and starts a server command.
+// "--" ends our options and starts a server command (pins: SERVER is a positional before it).
 int parse_cli(CLI::App& cli, const std::vector<std::string>& args, std::vector<std::string>* command = nullptr) {
   auto separator = std::find(args.begin(), args.end(), "--");
   if (command && separator != args.end()) command->assign(separator + 1, args.end());
   std::vector<std::string> own(args.begin(), command ? separator : args.end());
-  std::vector<std::string> reversed(own.rbegin(), own.rend());
-  try {
-    cli.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(cli.help().c_str(), stdout);
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "mcp-warden: %s\n", e.what());
-    return 2;
-  }
+  if (auto done = parse_or_exit(cli, own, "mcp-warden: ")) return *done;
   return -1;
 }
 

@@ -23,6 +23,7 @@
 #include "app/metrics_setup.hpp"
 #include "app/upstream_options.hpp"
 #include "app/policy_setup.hpp"
+#include "app/server_options.hpp"
 #include "app/version.hpp"
 #include "proxy/jsonrpc.hpp"
 #include "proxy/session.hpp"
@@ -39,9 +40,7 @@ struct proxy_settings {
   proxy::session_options session;
   transports::child_spec server;
   std::string save_surface_path;
-  std::string log_file;
-  std::string log_level = "info";
-  std::string server_log_path;
+  server_process_settings process;  // --env, --server-log, --log-file, ...
   upstream_settings upstream;  // --upstream URL instead of COMMAND
   policy_settings policy;
   metrics_settings metrics;
@@ -55,29 +54,20 @@ result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
                "Usage: mcp-warden [options] [--] COMMAND [ARGS...]   (or --upstream URL instead of COMMAND)\n"
                "Options end at '--' or at COMMAND, the first word that is not one of them."};
   cli.set_version_flag("--version", version);
-  std::vector<std::string> env_pairs;
-  std::size_t stdin_grace_ms = 2000, term_grace_ms = 2000, request_timeout_ms = 0;
-  bool no_enumerate = false;
+  std::size_t request_timeout_ms = 0;
   bool scrub_env = false;
   auto& s = settings.session;
-  cli.add_option("--env", env_pairs, "Add K=V to the server's environment (repeatable)");
+  add_server_process_options(cli, settings.process, s, false);
   cli.add_option("--drop-env", settings.server.drop_env, "Remove a variable from the server's environment (repeatable)");
   cli.add_flag("--scrub-env", scrub_env,
                "Drop inherited variables that inject code (LD_PRELOAD, NODE_OPTIONS, PYTHONSTARTUP, ...)");
   cli.add_option("--save-surface", settings.save_surface_path, "Write the confirmed surface (manifest JSON) to FILE");
-  cli.add_option("--log-file", settings.log_file, "mcp-warden's own log (default: stderr)");
-  cli.add_option("--log-level", settings.log_level, "trace|debug|info|warn|error|off")->capture_default_str();
-  cli.add_option("--server-log", settings.server_log_path, "Append the server's stderr to FILE (default: our stderr)");
-  cli.add_option("--max-message-bytes", s.max_message_bytes, "Largest message accepted either way")->capture_default_str()->check(CLI::PositiveNumber);
   cli.add_option("--max-depth", s.max_depth, "Deepest JSON nesting accepted")->capture_default_str()->check(CLI::PositiveNumber);
   cli.add_option("--max-pending", s.max_pending, "Client requests awaiting answers before new ones are refused")->capture_default_str()->check(CLI::PositiveNumber);
-  cli.add_option("--stdin-grace-ms", stdin_grace_ms, "Shutdown: wait after closing the server's stdin")->capture_default_str();
-  cli.add_option("--term-grace-ms", term_grace_ms, "Shutdown: wait after SIGTERM before SIGKILL")->capture_default_str();
   cli.add_option("--request-timeout-ms", request_timeout_ms,
                  "Answer a client request with an error (and cancel it) after N ms without a reply; 0: never")
       ->capture_default_str();
   add_upstream_options(cli, settings.upstream);
-  cli.add_flag("--no-enumerate", no_enumerate, "Do not list the surface on our own; record only what the client lists");
   add_policy_options(cli, settings.policy);
   add_metrics_options(cli, settings.metrics);
 
@@ -97,18 +87,10 @@ result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
   if (!settings.server.argv.empty() && settings.upstream.enabled())
     return error{"give either --upstream URL or COMMAND, not both"};
   if (auto resolved = resolve_metrics_options(settings.metrics); !resolved) return error{resolved.error_message()};
-  for (const auto& pair : env_pairs) {
-    const auto eq = pair.find('=');
-    if (eq == std::string::npos || eq == 0) return error{"--env expects NAME=VALUE, got '" + pair + "'"};
-    settings.server.extra_env[pair.substr(0, eq)] = pair.substr(eq + 1);
-  }
-  s.enumerate = !no_enumerate;
+  if (auto applied = apply_server_process_options(settings.process, settings.server, s); !applied) return error{applied.error_message()};
   if (scrub_env)
     for (const char* name : transports::code_injection_variables) settings.server.drop_env.emplace_back(name);
-  s.stdin_grace = std::chrono::milliseconds(stdin_grace_ms);
-  s.term_grace = std::chrono::milliseconds(term_grace_ms);
   s.request_timeout = std::chrono::milliseconds(request_timeout_ms);
-  settings.server.max_message_bytes = s.max_message_bytes;
   return settings;
 }
 
@@ -166,7 +148,7 @@ int open_server_log(const std::string& path) {
 int answer_start_failure(const std::string& reason, const proxy_settings& settings) {
   const std::string line = "cannot start the server: " + reason;
   std::fprintf(stderr, "mcp-warden: %s\n", line.c_str());
-  if (!settings.log_file.empty()) spdlog::error("{}", line);
+  if (!settings.process.log_file.empty()) spdlog::error("{}", line);
   constexpr int exit_not_started = 127;
   const std::size_t limit = settings.session.max_message_bytes;
   proxy::parse_limits limits;
@@ -265,7 +247,7 @@ int run_proxy(proxy_settings settings) {
     server = std::move(*link);
     spdlog::info("mcp-warden {} relaying to {}", version, server->describe());
   } else {
-    const int server_log = open_server_log(settings.server_log_path);
+    const int server_log = open_server_log(settings.process.server_log_path);
     settings.server.stderr_fd = server_log;
     auto child = transports::spawn_child(context.get_executor(), settings.server);
     if (server_log >= 0) ::close(server_log);
@@ -332,7 +314,7 @@ int run_proxy_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "mcp-warden: %s\n", settings.error_message().c_str());
     return 2;
   }
-  if (auto logging = configure_logging(settings->log_level, settings->log_file); !logging) {
+  if (auto logging = configure_logging(settings->process.log_level, settings->process.log_file); !logging) {
     std::fprintf(stderr, "mcp-warden: %s\n", logging.error_message().c_str());
     return 2;
   }

@@ -23,6 +23,7 @@
 #include "app/commands.hpp"
 #include "app/upstream_options.hpp"
 #include "app/html_report.hpp"
+#include "app/report_options.hpp"
 #include "proxy/enumerate.hpp"
 
 namespace warden::app {
@@ -39,14 +40,10 @@ int usage_error(const std::string& message) {
 }
 
 struct scan_options {
-  std::string format = "text";
-  std::string output;
-  std::string fail_on;
-  std::string min_grade;
+  report_options report;  // --format, --output, the gate, colour
   double timeout_seconds = 30;
   std::vector<std::string> manifests;
   std::string save_surface;  // live scans: the enumerated surface as a manifest, for later --manifest scans
-  bool color = false, no_color = false;
   std::vector<std::string> command;
 };
 
@@ -74,63 +71,24 @@ result<server_input> load_manifest(const std::string& path) {
   return server_input{std::move(surface.value()), path};
 }
 
-int grade_rank(char grade) {
-  switch (grade) {
-    case 'A': return 0;
-    case 'B': return 1;
-    case 'C': return 2;
-    case 'D': return 3;
-    default: return 4;
-  }
-}
-
-bool write_output(const std::string& path, const std::string& content) {
-  if (path.empty() || path == "-") {
-    std::fwrite(content.data(), 1, content.size(), stdout);
-    std::fflush(stdout);
-    return true;
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return false;
-  out << content;
-  return static_cast<bool>(out);
-}
-
 }  // namespace
 
 int run_scan_command(const std::vector<std::string>& args) {
   scan_options opt;
   CLI::App app{"Analyse an MCP server's surface: tool poisoning, hidden Unicode, toxic flows, shadowing.", "mcp-warden scan"};
-  app.add_option("--format", opt.format, "Report format")->check(CLI::IsMember({"text", "json", "sarif", "markdown", "html"}));
-  app.add_option("-o,--output", opt.output, "Write the report to FILE instead of stdout");
-  app.add_option("--fail-on", opt.fail_on, "Exit 1 when a threat finding has at least this severity (low|medium|high|critical)");
-  app.add_option("--min-grade", opt.min_grade, "Exit 1 when the trust grade is worse than G (A|B|C|D|F)");
+  add_report_options(app, opt.report);
   app.add_option("--timeout", opt.timeout_seconds, "Seconds allowed for live enumeration")->check(CLI::PositiveNumber);
   app.add_option("--manifest", opt.manifests, "Saved surface (tools/list result or manifest); repeat for a multi-server scan");
   app.add_option("--save-surface", opt.save_surface, "Live scans: also write the enumerated surface (manifest JSON) to FILE");
-  app.add_flag("--color", opt.color, "Colour text output even when not writing to a terminal");
-  app.add_flag("--no-color", opt.no_color, "Never colour text output");
   upstream_settings upstream;
   add_upstream_options(app, upstream);
   app.footer("Live scan: mcp-warden scan [options] [--] COMMAND [ARGS...]  |  --upstream URL\n"
              "  (options end at '--' or at COMMAND, the first word that is not one of them)\n"
              "Client configs: mcp-warden scan [options] --config FILE | --all-configs (docs/clients.md)\n"
              "Exit codes: 0 clean or below the gate, 1 gate failed, 2 usage or input error, 3 server could not be enumerated.");
-  try {
-    opt.command = parse_options_then_command(app, args);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return exit_clean;
-  } catch (const CLI::ParseError& e) {
-    return usage_error("scan: " + std::string(e.what()) + " (see mcp-warden scan --help)");
-  }
-  std::optional<severity> fail_on;
-  if (!opt.fail_on.empty()) {
-    fail_on = parse_severity(opt.fail_on);
-    if (!fail_on) return usage_error("scan: --fail-on must be one of info, low, medium, high, critical (got '" + opt.fail_on + "')");
-  }
-  if (!opt.min_grade.empty() && (opt.min_grade.size() != 1 || std::string("ABCDFabcdf").find(opt.min_grade[0]) == std::string::npos))
-    return usage_error("scan: --min-grade must be one of A, B, C, D, F (got '" + opt.min_grade + "')");
+  if (auto done = parse_or_exit(app, args, "mcp-warden: scan: ", " (see mcp-warden scan --help)", &opt.command)) return *done;
+  const auto fail_on = check_report_options(opt.report);
+  if (!fail_on) return usage_error("scan: " + fail_on.error_message());
   if (opt.manifests.empty() && opt.command.empty() && !upstream.enabled())
     return usage_error("scan: nothing to scan; give --manifest FILE, --upstream URL or [--] COMMAND [ARGS...]");
   if (upstream.enabled() && !opt.command.empty())
@@ -168,46 +126,32 @@ int run_scan_command(const std::vector<std::string>& args) {
   }
 
   const analysis_report report = analyse(inputs);
+  const std::string& format = opt.report.format;
+  const std::string& output = opt.report.output;
   std::string rendered;
-  if (opt.format == "json") {
+  if (format == "json") {
     rendered = dump_json(to_json(report)) + "\n";
-  } else if (opt.format == "sarif") {
+  } else if (format == "sarif") {
     rendered = dump_json(to_sarif(report)) + "\n";
-  } else if (opt.format == "html") {
+  } else if (format == "html") {
     rendered = to_html(report, {});  // self-contained page: app/html_report.cpp (issue 4)
-  } else if (opt.format == "markdown") {
+  } else if (format == "markdown") {
     rendered = to_markdown(report);
   } else {
-    bool to_terminal = (opt.output.empty() || opt.output == "-") && ::isatty(STDOUT_FILENO);
-    rendered = to_text(report, !opt.no_color && (opt.color || to_terminal));
+    rendered = to_text(report, use_color(opt.report));
   }
-  if (!write_output(opt.output, rendered)) return usage_error("scan: cannot write " + opt.output);
-  if (!opt.output.empty() && opt.output != "-")
-    std::cerr << "mcp-warden: wrote " << opt.format << " report to " << opt.output << " (grade " << report.trust.grade << ", "
+  if (!write_output(output, rendered)) return usage_error("scan: cannot write " + output);
+  if (!output.empty() && output != "-")
+    std::cerr << "mcp-warden: wrote " << format << " report to " << output << " (grade " << report.trust.grade << ", "
               << report.findings.size() << " findings)\n";
-
-  bool failed = false;
-  if (fail_on)
-    for (const auto& f : report.findings)
-      if (const auto* rule = find_rule(f.rule_id); rule && rule->threat && f.level >= *fail_on) failed = true;
-  if (!opt.min_grade.empty() && grade_rank(report.trust.grade) > grade_rank(static_cast<char>(std::toupper(opt.min_grade[0]))))
-    failed = true;
-  return failed ? exit_gate : exit_clean;
+  return fails_gate(report, *fail_on, opt.report) ? exit_gate : exit_clean;
 }
 
 int run_rules_command(const std::vector<std::string>& args) {
   std::string format = "text";
   CLI::App app{"List every analysis rule.", "mcp-warden rules"};
   app.add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json", "markdown"}));
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return exit_clean;
-  } catch (const CLI::ParseError& e) {
-    return usage_error("rules: " + std::string(e.what()));
-  }
+  if (auto done = parse_or_exit(app, args, "mcp-warden: rules: ")) return *done;
   if (format == "json") {
     json rules = json::array();
     for (const auto& r : all_rules())

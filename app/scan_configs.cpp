@@ -25,6 +25,7 @@
 #include "app/command_line.hpp"
 #include "app/html_report.hpp"
 #include "app/logging.hpp"
+#include "app/report_options.hpp"
 #include "proxy/enumerate.hpp"
 
 namespace warden::app {
@@ -270,47 +271,23 @@ std::vector<scan_outcome> enumerate_all(const std::vector<scan_target>& targets,
   return outcomes;
 }
 
-bool write_output(const std::string& path, const std::string& content) {
-  if (path.empty() || path == "-") {
-    std::fwrite(content.data(), 1, content.size(), stdout);
-    std::fflush(stdout);
-    return true;
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-  return static_cast<bool>(out);
-}
-
-int grade_rank(char grade) {
-  const std::string order = "ABCDF";
-  const auto at = order.find(static_cast<char>(std::toupper(static_cast<unsigned char>(grade))));
-  return at == std::string::npos ? 4 : static_cast<int>(at);
-}
-
 struct config_scan_options {
   std::vector<std::string> config_files;
-  bool all_configs = false, include_disabled = false, color = false, no_color = false;
-  std::string home, project, format = "text", output, fail_on, min_grade;
+  bool all_configs = false, include_disabled = false;
+  std::string home, project;
+  report_options report;  // --format, --output, the gate, colour
   double timeout_seconds = 30;
   std::size_t jobs = 4;
 };
 
 void add_config_scan_options(CLI::App& cli, config_scan_options& o) {
-  auto& [config_files, all_configs, include_disabled, color, no_color, home, project, format, output, fail_on, min_grade,
-         timeout_seconds, jobs] = o;
-  cli.add_option("--config", config_files, "Client config file (repeatable)");
-  cli.add_flag("--all-configs", all_configs, "Every config `mcp-warden discover` finds");
-  cli.add_option("--home", home, "Home directory to discover configs in (default $HOME)");
-  cli.add_option("--project", project, "Project directory for project configs (default: the current directory)");
-  cli.add_option("--format", format, "Report format")->check(CLI::IsMember({"text", "json", "sarif", "markdown", "html"}));
-  cli.add_option("-o,--output", output, "Write the report to FILE instead of stdout");
-  cli.add_option("--fail-on", fail_on, "Exit 1 when a threat finding has at least this severity");
-  cli.add_option("--min-grade", min_grade, "Exit 1 when the trust grade is worse than G (A|B|C|D|F)");
-  cli.add_option("--timeout", timeout_seconds, "Seconds allowed per server")->check(CLI::PositiveNumber);
-  cli.add_option("--jobs", jobs, "Servers enumerated at once")->check(CLI::Range(1, 64));
-  cli.add_flag("--include-disabled", include_disabled, "Also scan entries the config disables");
-  cli.add_flag("--color", color, "Colour text output even when not writing to a terminal");
-  cli.add_flag("--no-color", no_color, "Never colour text output");
+  cli.add_option("--config", o.config_files, "Client config file (repeatable)");
+  cli.add_flag("--all-configs", o.all_configs, "Every config `mcp-warden discover` finds");
+  add_discovery_options(cli, o.home, o.project);
+  add_report_options(cli, o.report);
+  cli.add_option("--timeout", o.timeout_seconds, "Seconds allowed per server")->check(CLI::PositiveNumber);
+  cli.add_option("--jobs", o.jobs, "Servers enumerated at once")->check(CLI::Range(1, 64));
+  cli.add_flag("--include-disabled", o.include_disabled, "Also scan entries the config disables");
 }
 
 }  // namespace
@@ -331,25 +308,13 @@ int run_config_scan_command(const std::vector<std::string>& args) {
   CLI::App cli{"Scan every MCP server named in client configs, live, then analyse them together.", "mcp-warden scan"};
   config_scan_options options;
   add_config_scan_options(cli, options);
-  auto& [config_files, all_configs, include_disabled, color, no_color, home, project, format, output, fail_on, min_grade,
-         timeout_seconds, jobs] = options;
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    cli.parse(reversed);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(cli.help().c_str(), stdout);
-    return exit_clean;
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "mcp-warden: scan: %s (see mcp-warden scan --help)\n", e.what());
-    return exit_usage;
-  }
-  std::optional<analysis::severity> gate;
-  if (!fail_on.empty() && !(gate = analysis::parse_severity(fail_on))) {
-    std::fprintf(stderr, "mcp-warden: scan: --fail-on must be one of info, low, medium, high, critical (got '%s')\n", fail_on.c_str());
-    return exit_usage;
-  }
-  if (!min_grade.empty() && (min_grade.size() != 1 || std::string("ABCDFabcdf").find(min_grade[0]) == std::string::npos)) {
-    std::fprintf(stderr, "mcp-warden: scan: --min-grade must be one of A, B, C, D, F (got '%s')\n", min_grade.c_str());
+  auto& [config_files, all_configs, include_disabled, home, project, reporting, timeout_seconds, jobs] = options;
+  const std::string& format = reporting.format;
+  const std::string& output = reporting.output;
+  if (auto done = parse_or_exit(cli, args, "mcp-warden: scan: ", " (see mcp-warden scan --help)")) return *done;
+  const auto gate = check_report_options(reporting);
+  if (!gate) {
+    std::fprintf(stderr, "mcp-warden: scan: %s\n", gate.error_message().c_str());
     return exit_usage;
   }
 
@@ -423,8 +388,7 @@ int run_config_scan_command(const std::vector<std::string>& args) {
     rendered = analysis::dump_json(document) + "\n";
   } else {
     const bool markdown = format == "markdown";
-    const bool terminal = (output.empty() || output == "-") && ::isatty(STDOUT_FILENO);
-    rendered = markdown ? analysis::to_markdown(report) : analysis::to_text(report, !no_color && (color || terminal));
+    rendered = markdown ? analysis::to_markdown(report) : analysis::to_text(report, use_color(reporting));
     if (!context.unscanned.empty()) {
       rendered += markdown ? "\n## Servers not scanned\n\n" : "\nServers not scanned\n";
       for (const auto& u : context.unscanned)
@@ -440,12 +404,7 @@ int run_config_scan_command(const std::vector<std::string>& args) {
                  output.c_str(), inputs.size(), context.unscanned.size(), report.trust.grade);
 
   if (inputs.empty()) return exit_enumerate;
-  bool failed = false;
-  if (gate)
-    for (const auto& f : report.findings)
-      if (const auto* rule = analysis::find_rule(f.rule_id); rule && rule->threat && f.level >= *gate) failed = true;
-  if (!min_grade.empty() && grade_rank(report.trust.grade) > grade_rank(min_grade[0])) failed = true;
-  return failed ? exit_gate : exit_clean;
+  return fails_gate(report, *gate, reporting) ? exit_gate : exit_clean;
 }
 
 }  // namespace warden::app

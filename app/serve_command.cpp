@@ -22,6 +22,7 @@
 #include "app/version.hpp"
 #include "proxy/http_front.hpp"
 #include "app/policy_setup.hpp"
+#include "app/server_options.hpp"
 #include "config/policy.hpp"
 #include "transports/child_process.hpp"
 #include "transports/http_upstream.hpp"
@@ -39,9 +40,7 @@ struct serve_settings {
   upstream_settings upstream;
   policy_settings policy;  // applied to every session, as for the stdio proxy
   metrics_settings metrics;
-  std::string log_file;
-  std::string log_level = "info";
-  std::string server_log_path;
+  server_process_settings process;  // --env, --server-log, --log-file, ...
 };
 
 // Options end at "--" or at COMMAND, as for the stdio proxy (app/command_line.hpp).
@@ -53,9 +52,7 @@ result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
   auto& f = settings.front;
   auto& s = settings.session;
   listen_settings listen{"127.0.0.1:8080", {}};
-  std::vector<std::string> env_pairs;
-  std::size_t idle_ms = 600000, header_timeout_ms = 10000, stdin_grace_ms = 2000, term_grace_ms = 2000;
-  bool no_enumerate = false;
+  std::size_t idle_ms = 600000, header_timeout_ms = 10000;
   add_listen_options(cli, listen, f.listen, "--", "Address and port to listen on (port 0: any free port)");
   cli.add_option("--path", f.mcp_path, "Streamable HTTP endpoint")->capture_default_str();
   cli.add_option("--allow-origin", f.listen.origins.allowed_origins, "Also accept this Origin (repeatable; '*' for any)");
@@ -65,14 +62,7 @@ result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
   cli.add_option("--max-body-bytes", f.listen.max_body_bytes, "Largest request body")->capture_default_str()->check(CLI::PositiveNumber);
   cli.add_option("--idle-timeout-ms", idle_ms, "End a session after N ms without requests or open streams")->capture_default_str()->check(CLI::PositiveNumber);
   cli.add_option("--header-timeout-ms", header_timeout_ms, "A request must arrive completely within N ms")->capture_default_str()->check(CLI::PositiveNumber);
-  cli.add_option("--env", env_pairs, "Add K=V to the server's environment (repeatable)");
-  cli.add_option("--server-log", settings.server_log_path, "Append the servers' stderr to FILE (default: our stderr)");
-  cli.add_option("--log-file", settings.log_file, "mcp-warden's own log (default: stderr)");
-  cli.add_option("--log-level", settings.log_level, "trace|debug|info|warn|error|off")->capture_default_str();
-  cli.add_option("--max-message-bytes", s.max_message_bytes, "Largest message accepted from the server")->capture_default_str()->check(CLI::PositiveNumber);
-  cli.add_option("--stdin-grace-ms", stdin_grace_ms, "Session end: wait after closing the server's stdin")->capture_default_str();
-  cli.add_option("--term-grace-ms", term_grace_ms, "Session end: wait after SIGTERM before SIGKILL")->capture_default_str();
-  cli.add_flag("--no-enumerate", no_enumerate, "Do not list the surface on our own");
+  add_server_process_options(cli, settings.process, s, true);
   add_upstream_options(cli, settings.upstream);
   add_policy_options(cli, settings.policy);
   add_metrics_options(cli, settings.metrics);
@@ -90,18 +80,10 @@ result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
   if (auto resolved = resolve_listen(listen, f.listen); !resolved) return error{resolved.error_message()};
   if (auto resolved = resolve_metrics_options(settings.metrics); !resolved) return error{resolved.error_message()};
   for (auto& origin : f.listen.origins.allowed_origins) std::transform(origin.begin(), origin.end(), origin.begin(), ::tolower);
-  for (const auto& pair : env_pairs) {
-    const auto eq = pair.find('=');
-    if (eq == std::string::npos || eq == 0) return error{"--env expects NAME=VALUE, got '" + pair + "'"};
-    settings.server.extra_env[pair.substr(0, eq)] = pair.substr(eq + 1);
-  }
+  if (auto applied = apply_server_process_options(settings.process, settings.server, s); !applied) return error{applied.error_message()};
   f.idle_timeout = std::chrono::milliseconds(idle_ms);
   f.listen.header_timeout = std::chrono::milliseconds(header_timeout_ms);
   f.listen.max_body_bytes = std::min(f.listen.max_body_bytes, s.max_message_bytes);
-  s.enumerate = !no_enumerate;
-  s.stdin_grace = std::chrono::milliseconds(stdin_grace_ms);
-  s.term_grace = std::chrono::milliseconds(term_grace_ms);
-  settings.server.max_message_bytes = s.max_message_bytes;
   return settings;
 }
 
@@ -116,7 +98,7 @@ result<proxy::server_factory> make_server_factory(asio::io_context& context, con
     return proxy::server_factory([&context, opts = *options]() { return transports::connect_http_upstream(context.get_executor(), opts); });
   }
   transports::child_spec spec = settings.server;
-  std::string log_path = settings.server_log_path;
+  std::string log_path = settings.process.server_log_path;
   return proxy::server_factory([&context, spec, log_path]() mutable -> result<std::unique_ptr<transports::server_link>> {
     int log_fd = -1;
     if (!log_path.empty()) log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -239,7 +221,7 @@ int run_serve_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "mcp-warden serve: %s\n", settings.error_message().c_str());
     return 2;
   }
-  if (auto logging = configure_logging(settings->log_level, settings->log_file); !logging) {
+  if (auto logging = configure_logging(settings->process.log_level, settings->process.log_file); !logging) {
     std::fprintf(stderr, "mcp-warden: %s\n", logging.error_message().c_str());
     return 2;
   }

@@ -1,6 +1,6 @@
 # Every dependency comes from Debian 12 packages (see README: set-up).
 find_package(Threads REQUIRED)
-find_package(Boost 1.81 EXACT REQUIRED)
+find_package(Boost 1.81 EXACT REQUIRED COMPONENTS url)  # Boost.URL is compiled: Debian's libboost-url1.81-dev
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(OpenSSL REQUIRED)
 find_package(spdlog REQUIRED)
@@ -9,6 +9,7 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 find_package(CLI11 REQUIRED)
 find_package(doctest REQUIRED)
+find_package(tomlplusplus 3 REQUIRED)  # Codex's config.toml (Debian: libtomlplusplus-dev)
 
 # The binary's allocator. The full policy path hands every call's documents and audit record from
 # the relay thread to the audit writer's; glibc's malloc pays for that in arena locks and

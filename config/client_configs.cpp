@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "config/command_line.hpp"
-#include "config/toml_subset.hpp"
+#include "config/toml_reader.hpp"
 
 namespace warden::config {
 
@@ -376,74 +376,19 @@ result<client_config> read_json_config(client_config config) {
   return config;
 }
 
-// Codex: [mcp_servers.NAME] tables (with [mcp_servers.NAME.env] subtables), or inline tables in
-// [mcp_servers]. Values are mapped onto the JSON entry reader's shape.
+// Codex: [mcp_servers.NAME] tables (with [mcp_servers.NAME.env] subtables or dotted env.KEY
+// keys), or inline tables in [mcp_servers]; each is read as a JSON entry is.
 result<client_config> read_codex_config(client_config config) {
-  auto parsed = parse_toml_subset(config.text);
+  auto parsed = parse_toml(config.text);
   if (!parsed) return error{config.location.path.string() + ":" + parsed.error_message()};
-  std::vector<std::string> order;
-  std::map<std::string, located_value> entries;  // synthetic objects per server
-  std::map<std::string, entry_syntax> syntax;
-  const auto object_for = [&](const std::string& name, std::size_t begin) -> located_value& {
-    auto [it, inserted] = entries.try_emplace(name);
-    if (inserted) {
-      order.push_back(name);
-      it->second.type = located_value::kind::object;
-      it->second.begin = begin;
-      syntax[name] = entry_syntax::toml_table;
-    }
-    return it->second;
-  };
-  const auto add_member = [](located_value& object, const std::string& key, std::size_t key_begin, const located_value& value) {
-    object.keys.push_back(key);
-    object.key_begins.push_back(key_begin);
-    object.items.push_back(value);
-    object.end = std::max(object.end, value.end);
-  };
-  for (const auto& table : parsed->tables) {
-    if (table.array_item || table.path.empty() || table.path[0] != "mcp_servers") continue;
-    if (table.path.size() == 1) {
-      for (const auto& kv : table.entries) {
-        if (kv.key.size() != 1 || !kv.value.is_object()) continue;
-        located_value& object = object_for(kv.key[0], kv.value.begin);
-        object = kv.value;
-        syntax[kv.key[0]] = entry_syntax::toml_inline;
-      }
-      continue;
-    }
-    located_value& object = object_for(table.path[1], table.header_begin);
-    object.end = std::max(object.end, table.header_begin + 1);
-    if (table.path.size() == 2) {
-      for (const auto& kv : table.entries) {
-        if (kv.key.size() == 1) {
-          add_member(object, kv.key[0], kv.key_begin, kv.value);
-        } else if (kv.key.size() == 2 && (kv.key[0] == "env" || kv.key[0] == "http_headers")) {
-          located_value* sub = nullptr;
-          for (std::size_t i = 0; i < object.keys.size(); ++i)
-            if (object.keys[i] == kv.key[0]) sub = &object.items[i];
-          if (!sub) {
-            located_value fresh;
-            fresh.type = located_value::kind::object;
-            fresh.begin = kv.key_begin;
-            add_member(object, kv.key[0], kv.key_begin, fresh);
-            sub = &object.items.back();
-          }
-          add_member(*sub, kv.key[1], kv.key_begin, kv.value);
-        }
-      }
-    } else if (table.path.size() == 3 && (table.path[2] == "env" || table.path[2] == "http_headers")) {
-      located_value sub;
-      sub.type = located_value::kind::object;
-      sub.begin = table.header_begin;
-      for (const auto& kv : table.entries)
-        if (kv.key.size() == 1) add_member(sub, kv.key[0], kv.key_begin, kv.value);
-      add_member(object, table.path[2], table.header_begin, sub);
-    }
-  }
   const json_entry_reader reader(config.location, config.text);
-  for (const auto& name : order) {
-    server_entry entry = reader.read(name, "", entries[name]);
-    entry.syntax = syntax[name];
+  const located_value* servers = parsed->find("mcp_servers");
+  if (!servers || !servers->is_object()) return config;  // [[mcp_servers]] is not Codex's syntax either
+  for (std::size_t i = 0; i < servers->keys.size(); ++i) {
+    const located_value& server = servers->items[i];
+    if (!server.is_object()) continue;
+    server_entry entry = reader.read(servers->keys[i], "", server);
+    entry.syntax = config.text.compare(server.begin, 1, "{") == 0 ? entry_syntax::toml_inline : entry_syntax::toml_table;
     config.servers.push_back(std::move(entry));
   }
   return config;

@@ -1,20 +1,16 @@
 #pragma once
-// Digests for pins and the audit chain: SHA-256 (OpenSSL) and the canonical JSON it is taken over;
-// base64 for the binary values around them (signatures, OAuth credentials). Pure and thread-safe.
+// Digests for pins and the audit chain: the canonical JSON they are taken over. SHA-256 and base64
+// themselves are analysis/digest.hpp's (the lowest library, which transports/ and analysis/ use
+// too), named here as well for the policy, lockfile and audit code. Pure and thread-safe.
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <string_view>
 
+#include "analysis/digest.hpp"
+
 namespace warden::config {
 
-// Lower-case hex SHA-256 of the bytes.
-std::string sha256_hex(std::string_view bytes);
-
-// Standard base64 (RFC 4648 section 4, padded). The decoder is strict: it takes exactly what
-// base64() writes (no whitespace, padding required, unused bits zero), so one value has one text.
-std::string base64(std::string_view bytes);
-std::optional<std::string> base64_decode(std::string_view text);
+using analysis::base64, analysis::base64_decode, analysis::sha256_hex;
 
 // Canonical text of a JSON value: object keys sorted, no insignificant whitespace, UTF-8 kept
 // (invalid sequences replaced by U+FFFD), numbers as nlohmann prints them. Equal values give equal

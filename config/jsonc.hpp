@@ -1,5 +1,5 @@
 #pragma once
-// A located document tree for JSON with comments (JSONC) and for the TOML subset we read: every
+// A located document tree for JSON with comments (JSONC) and for TOML (config/toml_reader.hpp): every
 // value keeps the byte span it came from, so that edits can be spliced into the original text
 // without re-serialising it (comments, order and formatting survive).
 // Pure functions, never throw on input; errors carry line:col.

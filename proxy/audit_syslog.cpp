@@ -14,6 +14,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -53,19 +55,20 @@ void set_option(int fd, int level, int name, int value) { ::setsockopt(fd, level
 }  // namespace
 
 result<syslog_target> parse_syslog_url(std::string_view url) {
-  const bool tls = url.starts_with("tls://");
-  if (!tls && !url.starts_with("tcp://")) return error{"--audit-syslog: '" + std::string(url) + "' is not tcp://HOST:PORT or tls://HOST:PORT"};
-  std::string_view authority = url.substr(6);
-  const std::uint16_t default_port = tls ? 6514 : 514;
-  // An explicit port, or none: after the last ':' outside an IPv6 literal's brackets.
-  const auto colon = authority.rfind(':');
-  const bool has_port = colon != std::string_view::npos && authority.find(']', colon) == std::string_view::npos &&
-                        (authority.front() == '[' || authority.find(':') == colon);
-  auto parsed = transports::parse_http_url("http://" + std::string(authority) + (has_port ? "" : ":" + std::to_string(default_port)));
-  if (!parsed || parsed->target != "/" || authority.find_first_of("/?#") != std::string_view::npos)
-    return error{"--audit-syslog: '" + std::string(url) + "' is not tcp://HOST:PORT or tls://HOST:PORT" +
-                 (parsed ? "" : " (" + parsed.error_message() + ")")};
-  return syslog_target{tls, parsed->host, parsed->port};
+  const std::string not_a_receiver = "--audit-syslog: '" + std::string(url) + "' is not tcp://HOST:PORT or tls://HOST:PORT";
+  // Read as a URL (Boost.URL), then host and port are checked as an HTTP URL's: same rules and
+  // messages as --upstream, with the syslog ports as defaults.
+  const auto parsed = boost::urls::parse_uri(url);
+  if (!parsed || !parsed->has_authority() || !parsed->encoded_path().empty() || parsed->has_query() || parsed->has_fragment())
+    return error{not_a_receiver};
+  const bool tls = parsed->scheme() == "tls";
+  if (!tls && parsed->scheme() != "tcp") return error{not_a_receiver};
+  boost::urls::url as_http(*parsed);
+  as_http.set_scheme_id(boost::urls::scheme::http);
+  if (parsed->port().empty()) as_http.set_port_number(tls ? 6514 : 514);
+  auto address = transports::parse_http_url(as_http.buffer());
+  if (!address) return error{not_a_receiver + " (" + address.error_message() + ")"};
+  return syslog_target{tls, address->host, address->port};
 }
 
 syslog_identity make_syslog_identity(std::string_view audit_path) {

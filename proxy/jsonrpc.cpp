@@ -46,89 +46,13 @@ std::size_t json_nesting_depth(std::string_view bytes, std::size_t stop_above) {
   return deepest;
 }
 
-namespace {
-
-// Length of the well-formed UTF-8 sequence at `i`, or 0 when it is ill-formed (Unicode 15, 3.9).
-std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(s[k]); };
-  const std::uint8_t b0 = byte(i);
-  if (b0 < 0x80) return 1;
-  const std::size_t left = s.size() - i;
-  const auto cont = [&](std::size_t k) { return (byte(i + k) & 0xC0) == 0x80; };
-  if (b0 >= 0xC2 && b0 <= 0xDF) return left >= 2 && cont(1) ? 2 : 0;
-  if (b0 >= 0xE0 && b0 <= 0xEF) {
-    if (left < 3 || !cont(1) || !cont(2)) return 0;
-    const std::uint8_t b1 = byte(i + 1);
-    if (b0 == 0xE0 && b1 < 0xA0) return 0;   // overlong
-    if (b0 == 0xED && b1 > 0x9F) return 0;   // surrogates
-    return 3;
-  }
-  if (b0 >= 0xF0 && b0 <= 0xF4) {
-    if (left < 4 || !cont(1) || !cont(2) || !cont(3)) return 0;
-    const std::uint8_t b1 = byte(i + 1);
-    if (b0 == 0xF0 && b1 < 0x90) return 0;   // overlong
-    if (b0 == 0xF4 && b1 > 0x8F) return 0;   // above U+10FFFF
-    return 4;
-  }
-  return 0;
-}
-
-// How many bytes an ill-formed sequence starting at `i` spans: the maximal subpart, so that one
-// U+FFFD replaces it, matching the WHATWG decoder that Node uses.
-std::size_t ill_formed_span(std::string_view s, std::size_t i) {
-  const auto b0 = static_cast<std::uint8_t>(s[i]);
-  std::size_t expected = b0 >= 0xF0 && b0 <= 0xF4 ? 4 : b0 >= 0xE0 ? 3 : b0 >= 0xC2 ? 2 : 1;
-  if (b0 < 0xC2 || b0 > 0xF4) return 1;
-  std::size_t n = 1;
-  for (; n < expected && i + n < s.size(); ++n) {
-    const auto b = static_cast<std::uint8_t>(s[i + n]);
-    std::uint8_t lo = 0x80, hi = 0xBF;
-    if (n == 1) {
-      if (b0 == 0xE0) lo = 0xA0;
-      if (b0 == 0xED) hi = 0x9F;
-      if (b0 == 0xF0) lo = 0x90;
-      if (b0 == 0xF4) hi = 0x8F;
-    }
-    if (b < lo || b > hi) break;
-  }
-  return n;
-}
-
-}  // namespace
-
-bool is_valid_utf8(std::string_view bytes) {
-  for (std::size_t i = 0; i < bytes.size();) {
-    if (static_cast<std::uint8_t>(bytes[i]) < 0x80) { ++i; continue; }
-    const std::size_t n = utf8_sequence_length(bytes, i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
-}
-
-std::string replace_invalid_utf8(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size() + 16);
-  for (std::size_t i = 0; i < bytes.size();) {
-    const std::size_t n = utf8_sequence_length(bytes, i);
-    if (n > 0) {
-      out.append(bytes.substr(i, n));
-      i += n;
-    } else {
-      out.append("\xEF\xBF\xBD");
-      i += ill_formed_span(bytes, i);
-    }
-  }
-  return out;
-}
-
 std::string log_excerpt(std::string_view bytes, std::size_t max_bytes) {
   static constexpr char hex[] = "0123456789abcdef";
   std::string out;
   const std::size_t end = std::min(bytes.size(), max_bytes);
   for (std::size_t i = 0; i < end;) {
     const auto b = static_cast<std::uint8_t>(bytes[i]);
-    const std::size_t n = utf8_sequence_length(bytes, i);
+    const std::size_t n = analysis::text::utf8_sequence_length(bytes, i);
     // C1 controls are U+0080..U+009F: 0xC2 0x80..0x9F in UTF-8.
     const bool c1 = n == 2 && b == 0xC2 && static_cast<std::uint8_t>(bytes[i + 1]) < 0xA0;
     if (n == 0 || b < 0x20 || b == 0x7F || c1) {
@@ -395,7 +319,7 @@ class envelope_scanner {
       }
       if (c < 0x20) return false;
       if (c >= 0x80) {
-        const std::size_t n = utf8_sequence_length(s_, pos_);
+        const std::size_t n = analysis::text::utf8_sequence_length(s_, pos_);
         if (n == 0) return false;
         pos_ += n;
         continue;
@@ -797,9 +721,9 @@ parse_outcome parse_message(std::string_view bytes, const parse_limits& limits) 
     return outcome;
   }
   std::string repaired;
-  const bool valid_utf8 = is_valid_utf8(bytes);
+  const bool valid_utf8 = analysis::text::is_valid_utf8(bytes);
   if (!valid_utf8) {
-    repaired = replace_invalid_utf8(bytes);
+    repaired = analysis::text::replace_invalid_utf8(bytes);
     bytes = repaired;
   }
   json doc;

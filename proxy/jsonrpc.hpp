@@ -196,11 +196,6 @@ bool for_each_string_token(std::string_view value, Fn&& fn) {
 // Deepest nesting of arrays/objects in `bytes`, stopping early once `stop_above` is exceeded.
 std::size_t json_nesting_depth(std::string_view bytes, std::size_t stop_above);
 
-// True when `bytes` is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
-bool is_valid_utf8(std::string_view bytes);
-// Copy of `bytes` with every ill-formed sequence replaced by U+FFFD, as Node's decoder does.
-std::string replace_invalid_utf8(std::string_view bytes);
-
 // At most `max_bytes` of untrusted bytes made safe for a log line or a terminal: control
 // characters (C0, DEL, C1 — so no escape sequences) and ill-formed UTF-8 become \xNN; the cut is
 // marked with "...".

@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build ccache pkg-config git
           rsyslog rsyslog-openssl    # a real syslog receiver for tests/e2e/audit-syslog.test.mjs (own daemon, own config)
-          libboost1.81-dev nlohmann-json3-dev libssl-dev libspdlog-dev doctest-dev
-          libicu-dev libre2-dev libcli11-dev libgoogle-perftools-dev nodejs npm chromium python3
+          libboost1.81-dev libboost-url1.81-dev nlohmann-json3-dev libssl-dev libspdlog-dev doctest-dev
+          libicu-dev libre2-dev libcli11-dev libtomlplusplus-dev libgoogle-perftools-dev nodejs npm chromium python3
           clang libclang-rt-14-dev   # clang + libFuzzer for the fuzz stage
           prometheus)                # scrapes --metrics-listen in tests/e2e/metrics.test.mjs
 missing=()

@@ -1,7 +1,12 @@
 #include "transports/http_rules.hpp"
 
+#include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
+
 #include <algorithm>
 #include <cctype>
+
+#include "analysis/digest.hpp"
 
 namespace warden::transports {
 
@@ -47,64 +52,45 @@ std::string http_url::origin() const { return std::string(tls ? "https://" : "ht
 std::string http_url::to_string() const { return origin() + target; }
 
 result<http_url> parse_http_url(std::string_view text) {
+  // Boost.URL reads the RFC 3986 grammar (IPv6 literals, user info, fragment, characters a URL
+  // may not hold); the checks after it are HTTP's. Two quirks of Boost 1.81 are caught here: it
+  // takes "h:8x/" as port 8 and path "x/", and port_number() wraps above 65535.
+  const std::string quoted = "'" + std::string(text) + "'";
+  const auto parsed = boost::urls::parse_uri(text);
+  if (!parsed)
+    return error{(text.find("://") == std::string_view::npos ? "not an absolute URL: " : "malformed URL: ") + quoted};
+  if (!parsed->has_authority()) return error{"not an absolute URL: " + quoted};
+  const std::string_view path = parsed->encoded_path();
+  if (!path.empty() && path.front() != '/') return error{"malformed URL: " + quoted};
   http_url url;
-  const auto scheme_end = text.find("://");
-  if (scheme_end == std::string_view::npos) return error{"not an absolute URL: '" + std::string(text) + "'"};
-  const std::string scheme = to_lower(text.substr(0, scheme_end));
+  const std::string scheme = to_lower(parsed->scheme());
   if (scheme == "https") url.tls = true;
   else if (scheme != "http") return error{"unsupported URL scheme '" + scheme + "' (use http or https)"};
-  std::string_view rest = text.substr(scheme_end + 3);
-  if (const auto hash = rest.find('#'); hash != std::string_view::npos) rest = rest.substr(0, hash);
-  const auto path_start = rest.find_first_of("/?");
-  std::string_view authority = rest.substr(0, path_start);
-  url.target = path_start == std::string_view::npos ? "/" : std::string(rest.substr(path_start));
-  if (url.target.front() == '?') url.target.insert(0, "/");
-  if (authority.find('@') != std::string_view::npos)
-    return error{"URLs with user information are not supported; use --header for credentials"};
-  std::string_view port_text;
-  if (!authority.empty() && authority.front() == '[') {
-    const auto close = authority.find(']');
-    if (close == std::string_view::npos) return error{"malformed IPv6 address in URL"};
-    url.host = std::string(authority.substr(1, close - 1));
-    const std::string_view after = authority.substr(close + 1);
-    if (!after.empty()) {
-      if (after.front() != ':') return error{"malformed URL authority"};
-      port_text = after.substr(1);
-    }
-  } else {
-    const auto colon = authority.rfind(':');
-    url.host = std::string(authority.substr(0, colon));
-    if (colon != std::string_view::npos) port_text = authority.substr(colon + 1);
-  }
-  url.host = to_lower(url.host);
-  if (url.host.empty()) return error{"URL has no host: '" + std::string(text) + "'"};
-  if (port_text.empty()) {
+  if (parsed->has_userinfo()) return error{"URLs with user information are not supported; use --header for credentials"};
+  url.host = to_lower(parsed->encoded_host_address());  // IPv6 without its brackets
+  if (url.host.empty()) return error{"URL has no host: " + quoted};
+  const std::string_view port = parsed->port();  // digits only, or empty for the default
+  if (port.empty()) {
     url.port = default_port(url.tls);
   } else {
-    if (port_text.size() > 5 || !std::all_of(port_text.begin(), port_text.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      return error{"malformed port in URL: '" + std::string(port_text) + "'"};
-    const unsigned long value = std::stoul(std::string(port_text));
-    if (value == 0 || value > 65535) return error{"port out of range in URL: " + std::string(port_text)};
+    const unsigned long value = port.size() > 5 ? 0 : std::stoul(std::string(port));
+    if (value == 0 || value > 65535) return error{"port out of range in URL: " + std::string(port)};
     url.port = static_cast<std::uint16_t>(value);
   }
+  const std::string_view target = parsed->encoded_target();  // path and query; the fragment is dropped
+  url.target = target.empty() || target.front() != '/' ? "/" + std::string(target) : std::string(target);
   return url;
 }
 
 result<http_url> resolve_url(const http_url& base, std::string_view reference) {
-  reference = trim(reference);
-  if (reference.find("://") != std::string_view::npos) return parse_http_url(reference);
-  if (reference.substr(0, 2) == "//") return parse_http_url(std::string(base.tls ? "https:" : "http:") + std::string(reference));
-  http_url out = base;
-  if (reference.empty()) return out;
-  if (reference.front() == '/') {
-    out.target = std::string(reference);
-  } else if (reference.front() == '?') {
-    out.target = base.target.substr(0, base.target.find('?')) + std::string(reference);
-  } else {
-    const std::string path = base.target.substr(0, base.target.find('?'));
-    out.target = path.substr(0, path.rfind('/') + 1) + std::string(reference);
-  }
-  return out;
+  // RFC 3986 section 5 resolution, then the same checks as any URL.
+  const std::string base_text = base.to_string();  // the views below point into it
+  const auto ref = boost::urls::parse_uri_reference(trim(reference));
+  const auto base_url = boost::urls::parse_uri(base_text);
+  boost::urls::url resolved;
+  if (!ref || !base_url || !boost::urls::resolve(*base_url, *ref, resolved))
+    return error{"malformed URL reference: '" + std::string(reference) + "'"};
+  return parse_http_url(resolved.buffer());
 }
 
 bool accepts(std::string_view accept_header, std::string_view media_type) {
@@ -207,26 +193,7 @@ std::string encode_mcp_header_value(std::string_view value) {
     if (!(u == '\t' || (u >= 0x20 && u <= 0x7e))) plain = false;
   }
   if (plain) return std::string(value);
-  static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out = "=?base64?";
-  std::size_t i = 0;
-  for (; i + 2 < value.size(); i += 3) {
-    const unsigned n = (static_cast<unsigned char>(value[i]) << 16) | (static_cast<unsigned char>(value[i + 1]) << 8) |
-                       static_cast<unsigned char>(value[i + 2]);
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += alphabet[(n >> 6) & 63];
-    out += alphabet[n & 63];
-  }
-  if (const std::size_t left = value.size() - i; left > 0) {
-    unsigned n = static_cast<unsigned char>(value[i]) << 16;
-    if (left == 2) n |= static_cast<unsigned char>(value[i + 1]) << 8;
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += left == 2 ? alphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out + "?=";
+  return "=?base64?" + analysis::base64(value) + "?=";
 }
 
 }  // namespace warden::transports

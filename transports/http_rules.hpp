@@ -22,7 +22,8 @@ struct http_url {
   std::string to_string() const;
 };
 
-// http:// and https:// URLs only; no user info; fragments are dropped.
+// http:// and https:// URLs only (RFC 3986 syntax, read with Boost.URL); no user info; fragments
+// are dropped.
 result<http_url> parse_http_url(std::string_view text);
 // Resolves `reference` (absolute URL, absolute path or relative path) against `base`.
 result<http_url> resolve_url(const http_url& base, std::string_view reference);

@@ -1,7 +1,6 @@
 #include "transports/oauth_client.hpp"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -28,7 +27,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "config/digest.hpp"
+#include "analysis/digest.hpp"
 
 // GCC 12 at -O2 reports Asio's coroutine frame allocator (aligned_alloc, then its matching
 // operator delete) as mismatched in some coroutines here: a false positive of the inliner.
@@ -95,7 +94,7 @@ std::string random_token(std::size_t bytes) {
   std::string raw(bytes, '\0');
   if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(raw.size())) != 1)
     throw std::runtime_error("the system's random number generator failed");
-  return base64url(raw);
+  return analysis::base64url(raw);
 }
 
 }  // namespace
@@ -320,19 +319,7 @@ std::map<std::string, std::string> parse_query(std::string_view query) {
   return out;
 }
 
-std::string base64url(std::string_view bytes) {
-  std::string out = config::base64(bytes);
-  for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
-  while (!out.empty() && out.back() == '=') out.pop_back();
-  return out;
-}
-
-std::string pkce_challenge(std::string_view verifier) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(verifier.data(), verifier.size(), digest, &length, EVP_sha256(), nullptr);
-  return base64url(std::string_view(reinterpret_cast<const char*>(digest), length));
-}
+std::string pkce_challenge(std::string_view verifier) { return analysis::base64url(analysis::sha256(verifier)); }
 
 result<token_set> parse_token_response(unsigned status, std::string_view body, std::int64_t now) {
   const json doc = json::parse(body, nullptr, false);
@@ -507,7 +494,7 @@ struct client::impl : std::enable_shared_from_this<impl> {
                        std::vector<std::pair<std::string, std::string>>& fields) const {
     if (method == "client_secret_basic") {
       req.headers.emplace_back("Authorization",
-                               "Basic " + config::base64(percent_encode(c.client_id) + ":" + percent_encode(c.client_secret)));
+                               "Basic " + analysis::base64(percent_encode(c.client_id) + ":" + percent_encode(c.client_secret)));
     } else if (method == "client_secret_post") {
       fields.emplace_back("client_id", c.client_id);
       fields.emplace_back("client_secret", c.client_secret);

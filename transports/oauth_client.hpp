@@ -90,7 +90,6 @@ std::string join_scopes(std::string_view a, std::string_view b);  // union, orde
 std::string percent_encode(std::string_view text);  // application/x-www-form-urlencoded
 std::string form_encode(const std::vector<std::pair<std::string, std::string>>& fields);
 std::map<std::string, std::string> parse_query(std::string_view query);  // decoded; first wins
-std::string base64url(std::string_view bytes);  // without padding
 std::string pkce_challenge(std::string_view verifier);  // BASE64URL(SHA256(verifier))
 
 struct token_set {

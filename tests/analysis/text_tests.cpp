@@ -35,6 +35,35 @@ TEST_CASE("decode_utf8 rejects malformed sequences one byte at a time") {
   CHECK(text::is_valid_utf8("caf\xC3\xA9"));
 }
 
+TEST_CASE("is_valid_utf8 takes only well-formed UTF-8") {
+  SUBCASE("overlongs, surrogates and code points above U+10FFFF are ill-formed") {
+    CHECK_FALSE(text::is_valid_utf8("\xC0\xAF"));
+    CHECK_FALSE(text::is_valid_utf8("\xED\xA0\x80"));
+    CHECK_FALSE(text::is_valid_utf8("\xF4\x90\x80\x80"));
+    CHECK(text::is_valid_utf8("h\xC3\xA9llo \xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB"));
+  }
+  SUBCASE("an ill-formed byte after a long ASCII run") {
+    CHECK_FALSE(text::is_valid_utf8(std::string(100, 'a') + "\xE2\x82"));
+    CHECK(text::is_valid_utf8(std::string(100, 'a')));
+  }
+}
+
+TEST_CASE("replace_invalid_utf8 puts one U+FFFD per maximal subpart, as Node decodes") {
+  SUBCASE("a truncated sequence is one replacement character") {
+    CHECK(text::replace_invalid_utf8("a\xE2\x82") == "a\xEF\xBF\xBD");
+    CHECK(text::replace_invalid_utf8("\xE2\x82z") == "\xEF\xBF\xBDz");
+  }
+  SUBCASE("an overlong lead byte and a surrogate are one replacement per byte") {
+    CHECK(text::replace_invalid_utf8("\xC0\xAF") == "\xEF\xBF\xBD\xEF\xBF\xBD");
+    CHECK(text::replace_invalid_utf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  }
+  SUBCASE("well-formed text is copied as is") {
+    CHECK(text::replace_invalid_utf8("caf\xC3\xA9 \xF0\x9F\x98\x80") == "caf\xC3\xA9 \xF0\x9F\x98\x80");
+  }
+  CHECK(text::utf8_sequence_length("\xF0\x9F\x98\x80", 0) == 4);
+  CHECK(text::utf8_sequence_length("\xF0\x9F\x98", 0) == 0);
+}
+
 TEST_CASE("normalize keeps ASCII as is and maps offsets back") {
   auto n = text::normalize("Ignore This");
   CHECK(n.identity());

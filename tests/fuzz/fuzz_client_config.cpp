@@ -1,4 +1,4 @@
-// The client-config readers (JSONC and the TOML subset, every layout) on arbitrary text: a
+// The client-config readers (JSONC and TOML, every layout) on arbitrary text: a
 // result or a positioned error, never a crash.
 #include <cstddef>
 #include <cstdint>
@@ -7,7 +7,7 @@
 
 #include "config/client_configs.hpp"
 #include "config/jsonc.hpp"
-#include "config/toml_subset.hpp"
+#include "config/toml_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace warden::config;
@@ -22,6 +22,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto parsed = parse_client_config(location, text);
   if (!parsed && parsed.error_message().empty()) std::abort();
   (void)parse_jsonc(text);
-  (void)parse_toml_subset(text);
+  (void)parse_toml(text);
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/text.hpp"
 #include "proxy/jsonrpc.hpp"
 
 namespace {
@@ -101,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
   }
   // Repairing must always yield valid UTF-8.
-  if (!is_valid_utf8(replace_invalid_utf8(input))) std::abort();
+  if (!warden::analysis::text::is_valid_utf8(warden::analysis::text::replace_invalid_utf8(input))) std::abort();
   // The envelope path plus the session's document builder must give nlohmann's document: same
   // text (dump tells 1 from 1.0 and -0.0 from 0.0) and same integer signedness throughout.
   parse_limits envelope = limits;

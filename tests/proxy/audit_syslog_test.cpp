@@ -194,7 +194,8 @@ TEST_CASE("receiver URLs: tcp:// and tls://, a port or the scheme's default, IPv
   check("tls://logs.example.org", true, "logs.example.org", 6514);
   check("tcp://[::1]:601", false, "::1", 601);
   check("tcp://[::1]", false, "::1", 514);
-  for (const char* bad : {"udp://host:514", "host:514", "tcp://:514", "tcp://host:0", "tcp://host:70000", "tcp://host:514/x"}) {
+  for (const char* bad : {"udp://host:514", "host:514", "tcp://:514", "tcp://host:0", "tcp://host:70000", "tcp://host:514/x",
+                          "tcp://host:51x", "tcp://u@host:514", "tcp://host:514?q"}) {
     auto target = parse_syslog_url(bad);
     CHECK_FALSE(target);
     CHECK(target.error_message().starts_with("--audit-syslog: '" + std::string(bad) + "' is not tcp://HOST:PORT or tls://HOST:PORT"));

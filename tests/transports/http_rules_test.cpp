@@ -31,7 +31,11 @@ TEST_CASE("url: parsing") {
     CHECK(parse_http_url("ftp://x/").error_message() == "unsupported URL scheme 'ftp' (use http or https)");
     CHECK(parse_http_url("localhost:80").error_message() == "not an absolute URL: 'localhost:80'");
     CHECK(parse_http_url("http://h:99999/").error_message() == "port out of range in URL: 99999");
-    CHECK(parse_http_url("http://h:8x/").error_message() == "malformed port in URL: '8x'");
+    CHECK(parse_http_url("http://h:8x/").error_message() == "malformed URL: 'http://h:8x/'");
+    CHECK(parse_http_url("http://h:123456/").error_message() == "port out of range in URL: 123456");
+    CHECK(parse_http_url("http://h:0/").error_message() == "port out of range in URL: 0");
+    CHECK(parse_http_url("http://h/a b").error_message() == "malformed URL: 'http://h/a b'");
+    CHECK(parse_http_url("example.com").error_message() == "not an absolute URL: 'example.com'");
     CHECK(parse_http_url("http://u:p@h/").error_message() ==
           "URLs with user information are not supported; use --header for credentials");
     CHECK(parse_http_url("http:///x").error_message() == "URL has no host: 'http:///x'");
@@ -45,6 +49,9 @@ TEST_CASE("url: resolving the legacy endpoint") {
   CHECK(resolve_url(*base, "message?sessionId=3")->target == "/a/message?sessionId=3");
   CHECK(resolve_url(*base, "?sessionId=3")->target == "/a/sse?sessionId=3");
   CHECK(resolve_url(*base, "http://other:2/m")->host == "other");
+  CHECK(resolve_url(*base, "//other/m")->to_string() == "http://other/m");
+  CHECK(resolve_url(*base, "../b/./c")->target == "/b/c");
+  CHECK(resolve_url(*base, "ftp://other/m").error_message() == "unsupported URL scheme 'ftp' (use http or https)");
 }
 
 TEST_CASE("media types") {

@@ -140,7 +140,6 @@ TEST_CASE("oauth: encodings") {
   CHECK(q["code"] == "test-auth-code");
   CHECK(q["state"] == "a+b c");
   CHECK(q.count("empty") == 1);
-  CHECK(base64url(std::string("\xfb\xff", 2)) == "-_8");
   // openssl dgst -sha256 -binary | base64url
   CHECK(pkce_challenge("dBjftJeZ4CVP-mJ92K9qW5j5AuSWyBpjgr9GiMA2cTc") == "zChPJYoSApu8jH-FIwigoNtI9Jp5qHAYZfGOOGcKO5s");
 }
