@@ -22,12 +22,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct temp_dir : warden::test::temp_audit_dir {
-  temp_dir() : temp_audit_dir("warden-signer") {}
-};
-
+using temp_dir = warden::test::temp_audit_dir;
+using warden::test::open_log;
 using warden::test::read_lines;
 using warden::test::write_lines;
+
+// What verify_log counts in a signed log, and where it found the last checkpoint ("FILE:LINE").
+struct signed_counts {
+  std::uint64_t records = 0, checkpoints = 0, signed_records = 0, unsigned_tail = 0;
+  std::string last_checkpoint;
+  bool operator==(const signed_counts&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& out, const signed_counts& c) {
+  return out << "{records " << c.records << ", checkpoints " << c.checkpoints << ", signed " << c.signed_records
+             << ", unsigned tail " << c.unsigned_tail << ", last checkpoint " << c.last_checkpoint << "}";
+}
+
+signed_counts counts_of(const verify_report& r) {
+  return {r.records, r.checkpoints, r.signed_records, r.unsigned_tail, r.last_checkpoint};
+}
 
 // A key pair PREFIX.key / PREFIX.pub in `t`: the signer and a verifier for it.
 struct key_pair {
@@ -57,10 +71,7 @@ void write_events(const std::string& path, int count, std::shared_ptr<const chec
   options.signer = std::move(signer);
   options.checkpoint_records = every;
   options.rotate_bytes = rotate_bytes;
-  auto log = audit_log::open(options);
-  REQUIRE(log);
-  for (int i = 0; i < count; ++i) (*log)->record({{"event", "call"}, {"n", i}});
-  (*log)->close();
+  warden::test::write_events(options, 0, count, [](int i) { return json{{"event", "call"}, {"n", i}}; });
 }
 
 bool is_checkpoint(const std::string& line) { return check_record(line).body.value("event", "") == "checkpoint"; }
@@ -181,11 +192,7 @@ TEST_CASE("a signed log: checkpoints every N records and at close, each signing 
 
   const auto r = verify_log(t.log, &k.verifier);
   CHECK_MESSAGE(r.ok, r.problem);
-  CHECK(r.records == 28);
-  CHECK(r.checkpoints == 3);
-  CHECK(r.signed_records == 27);
-  CHECK(r.unsigned_tail == 0);
-  CHECK(r.last_checkpoint == t.log + ":28");
+  CHECK(counts_of(r) == signed_counts{28, 3, 27, 0, t.log + ":28"});
 
   SUBCASE("without keys the checkpoints are chain records like the others") {
     const auto plain = verify_log(t.log);
@@ -289,11 +296,7 @@ TEST_CASE("records after the last checkpoint are an unsigned tail: reported, not
   write_events(t.log, 3, nullptr);  // a writer without the key appends
   const auto r = verify_log(t.log, &k.verifier);
   CHECK_MESSAGE(r.ok, r.problem);
-  CHECK(r.records == 9);
-  CHECK(r.checkpoints == 1);
-  CHECK(r.signed_records == 5);
-  CHECK(r.unsigned_tail == 3);
-  CHECK(r.last_checkpoint == t.log + ":6");
+  CHECK(counts_of(r) == signed_counts{9, 1, 5, 3, t.log + ":6"});
 }
 
 TEST_CASE("a checkpoint follows within checkpoint_interval of an unsigned record while the log stays open") {
@@ -304,9 +307,8 @@ TEST_CASE("a checkpoint follows within checkpoint_interval of an unsigned record
   options.signer = k.signer;
   options.checkpoint_interval = std::chrono::milliseconds(50);
   options.sync_interval = std::chrono::milliseconds(20);  // the writer's idle wake-up
-  auto log = audit_log::open(options);
-  REQUIRE(log);
-  (*log)->record({{"event", "call"}});
+  auto log = open_log(options);
+  log->record({{"event", "call"}});
   bool signed_in_time = false;
   for (int i = 0; i < 500 && !signed_in_time; ++i) {  // up to five seconds on a loaded machine
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -314,7 +316,7 @@ TEST_CASE("a checkpoint follows within checkpoint_interval of an unsigned record
     signed_in_time = lines.size() == 2 && is_checkpoint(lines[1]);
   }
   CHECK(signed_in_time);
-  (*log)->close();
+  log->close();
   CHECK(read_lines(t.log).size() == 2);  // nothing unsigned left: no second checkpoint at close
   CHECK(verify_log(t.log, &k.verifier).ok);
 }

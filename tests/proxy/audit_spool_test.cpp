@@ -17,9 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct temp_dir : warden::test::temp_audit_dir {
-  temp_dir() : temp_audit_dir("warden-spool") {}
-};
+using temp_dir = warden::test::temp_audit_dir;
+using warden::test::open_log;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -49,10 +48,7 @@ std::shared_ptr<audit_spool> open_spool(const temp_dir& t, std::uint64_t max_byt
 void write_events(const temp_dir& t, int count, std::shared_ptr<audit_sink> sink, audit_options options = {}) {
   options.path = t.log;
   options.sink = std::move(sink);
-  auto log = audit_log::open(options);
-  REQUIRE(log);
-  for (int i = 0; i < count; ++i) (*log)->record({{"event", "call"}, {"n", i}, {"pad", std::string(100, 'x')}});
-  (*log)->close();
+  warden::test::write_events(options, 0, count, [](int i) { return json{{"event", "call"}, {"n", i}, {"pad", std::string(100, 'x')}}; });
 }
 
 // Everything the spool holds from its confirmed position, read as a shipper would.
@@ -307,9 +303,8 @@ TEST_CASE("log verify --received: records sent again are skipped only when they 
     {
       audit_options options;
       options.path = other.log;
-      auto log = audit_log::open(options);
-      REQUIRE(log);
-      for (int i = 0; i < 12; ++i) (*log)->record({{"event", "other"}});
+      auto log = open_log(options);
+      for (int i = 0; i < 12; ++i) log->record({{"event", "other"}});
     }
     auto edited = resent;
     edited[9] = lines_of(read_file(other.log))[6];  // a seq 7 of another log, where seq 7 is sent again

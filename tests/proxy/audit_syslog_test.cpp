@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "file_lines.hpp"
 #include "proxy/audit_log.hpp"
 #include "proxy/audit_spool.hpp"
 
@@ -116,24 +117,8 @@ class receiver {
   int connections_ = 0;
 };
 
-struct temp_dir {
-  fs::path dir;
-  std::string audit;
-  temp_dir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() / ("warden-syslog-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-    fs::create_directories(dir);
-    audit = (dir / "audit.jsonl").string();
-  }
-  ~temp_dir() { fs::remove_all(dir); }
-};
-
-std::vector<std::string> file_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> out;
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
+using temp_dir = warden::test::temp_audit_dir;
+using warden::test::read_lines;
 
 syslog_options to(std::uint16_t port, const std::string& audit) {
   syslog_options options;
@@ -148,10 +133,9 @@ void write_events(const std::string& path, int from, int count, std::shared_ptr<
   audit_options options;
   options.path = path;
   options.sink = std::move(sink);
-  auto log = audit_log::open(options);
-  REQUIRE(log);
-  for (int i = from; i < from + count; ++i) (*log)->record({{"event", "call"}, {"n", i}, {"text", "caf\xc3\xa9 \"quoted\""}});
-  (*log)->close();
+  warden::test::write_events(options, from, count, [](int i) {
+    return nlohmann::json{{"event", "call"}, {"n", i}, {"text", "caf\xc3\xa9 \"quoted\""}};
+  });
 }
 
 std::shared_ptr<audit_spool> open_spool(const std::string& audit) {
@@ -204,22 +188,22 @@ TEST_CASE("receiver URLs: tcp:// and tls://, a port or the scheme's default, IPv
 TEST_CASE("the shipper delivers every record in file order; a dropped connection is resent from the last confirmed record") {
   temp_dir t;
   receiver r;
-  auto spool = open_spool(t.audit);
-  auto shipper = syslog_shipper::start(to(r.port(), t.audit), spool);
+  auto spool = open_spool(t.log);
+  auto shipper = syslog_shipper::start(to(r.port(), t.log), spool);
   REQUIRE(shipper);
   SUBCASE("a steady connection: each record once, byte for byte") {
-    write_events(t.audit, 0, 50, spool);
+    write_events(t.log, 0, 50, spool);
     REQUIRE(r.wait_for(50));
     (*shipper)->stop();
-    CHECK(r.messages() == file_lines(t.audit));
+    CHECK(r.messages() == read_lines(t.log));
     CHECK(r.headers()[0].starts_with("<110>1 "));
     CHECK(r.headers()[0].ends_with(" mcp-warden " + std::to_string(::getpid()) + " audit.jsonl - "));
     CHECK(spool->stats().unconfirmed == 0);
   }
   SUBCASE("the receiver closes after 20 records with more unread: they come again, in order") {
     r.drop_at(20);
-    write_events(t.audit, 0, 200, spool);
-    const auto lines = file_lines(t.audit);
+    write_events(t.log, 0, 200, spool);
+    const auto lines = read_lines(t.log);
     // Each record at least once; after the break the stream restarts at or before record 21.
     REQUIRE(r.wait_for(lines.size() + 1));
     (*shipper)->stop();
@@ -248,20 +232,20 @@ TEST_CASE("with the receiver away, stop() does not wait, and the records stay sp
   std::uint16_t port = 0;
   { receiver gone; port = gone.port(); }  // nothing listens there now
   {
-    auto spool = open_spool(t.audit);
-    auto shipper = syslog_shipper::start(to(port, t.audit), spool);
+    auto spool = open_spool(t.log);
+    auto shipper = syslog_shipper::start(to(port, t.log), spool);
     REQUIRE(shipper);
-    write_events(t.audit, 0, 10, spool);
+    write_events(t.log, 0, 10, spool);
     const auto before = std::chrono::steady_clock::now();
     (*shipper)->stop();
     CHECK(std::chrono::steady_clock::now() - before < 1s);
-    CHECK(spool->stats().unconfirmed == fs::file_size(t.audit));
+    CHECK(spool->stats().unconfirmed == fs::file_size(t.log));
   }
   receiver r;
-  auto spool = open_spool(t.audit);
-  auto shipper = syslog_shipper::start(to(r.port(), t.audit), spool);
+  auto spool = open_spool(t.log);
+  auto shipper = syslog_shipper::start(to(r.port(), t.log), spool);
   REQUIRE(shipper);
   REQUIRE(r.wait_for(10));
   (*shipper)->stop();
-  CHECK(r.messages() == file_lines(t.audit));
+  CHECK(r.messages() == read_lines(t.log));
 }
