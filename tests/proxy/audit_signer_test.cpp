@@ -17,15 +17,11 @@
 #include "proxy/audit_log.hpp"
 
 using namespace warden::proxy;
+using namespace warden::test;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-using temp_dir = warden::test::temp_audit_dir;
-using warden::test::open_log;
-using warden::test::read_lines;
-using warden::test::write_lines;
 
 // What verify_log counts in a signed log, and where it found the last checkpoint ("FILE:LINE").
 struct signed_counts {
@@ -49,7 +45,7 @@ struct key_pair {
   std::shared_ptr<const checkpoint_signer> signer;
   checkpoint_verifier verifier;
 };
-key_pair make_keys(const temp_dir& t, const std::string& name) {
+key_pair make_keys(const temp_audit_dir& t, const std::string& name) {
   key_pair k;
   k.prefix = t.path(name);
   auto id = generate_checkpoint_key(k.prefix);
@@ -109,7 +105,7 @@ TEST_CASE("the signed bytes are the documented string") {
 }
 
 TEST_CASE("keygen writes a private key only its owner can read and the public key; it never overwrites") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   CHECK(k.id.size() == 16);
   struct stat info {};
@@ -128,7 +124,7 @@ TEST_CASE("keygen writes a private key only its owner can read and the public ke
 }
 
 TEST_CASE("a signing key that cannot be used is refused with a clear message") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   const std::string key = k.prefix + ".key";
   const auto refused = [](const std::string& path) {
@@ -174,7 +170,7 @@ TEST_CASE("a signing key that cannot be used is refused with a clear message") {
 }
 
 TEST_CASE("a signed log: checkpoints every N records and at close, each signing the record before it") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   write_events(t.log, 25, k.signer, 10);
   const auto lines = read_lines(t.log);
@@ -204,7 +200,7 @@ TEST_CASE("a signed log: checkpoints every N records and at close, each signing 
 }
 
 TEST_CASE("verify with keys fails on a wrong key, a rewritten chain, and a log without checkpoints") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   write_events(t.log, 25, k.signer, 10);
   auto lines = read_lines(t.log);
@@ -290,7 +286,7 @@ TEST_CASE("verify with keys fails on a wrong key, a rewritten chain, and a log w
 }
 
 TEST_CASE("records after the last checkpoint are an unsigned tail: reported, not a failure") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   write_events(t.log, 5, k.signer);
   write_events(t.log, 3, nullptr);  // a writer without the key appends
@@ -300,7 +296,7 @@ TEST_CASE("records after the last checkpoint are an unsigned tail: reported, not
 }
 
 TEST_CASE("a checkpoint follows within checkpoint_interval of an unsigned record while the log stays open") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   audit_options options;
   options.path = t.log;
@@ -322,7 +318,7 @@ TEST_CASE("a checkpoint follows within checkpoint_interval of an unsigned record
 }
 
 TEST_CASE("rotation: every rotated file ends with a checkpoint and the chain verifies across files") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   write_events(t.log, 20, k.signer, 1000, 1200);
   REQUIRE(fs::exists(t.log + ".2"));

@@ -48,7 +48,7 @@ inline void write_lines(const std::string& path, const std::vector<std::string>&
 // An audit log opened with `options` (options.path says where); the test stops if it cannot be.
 inline std::unique_ptr<proxy::audit_log> open_log(proxy::audit_options options) {
   auto log = proxy::audit_log::open(std::move(options));
-  REQUIRE_MESSAGE(log, log.error_message());
+  REQUIRE_MESSAGE(log, (log ? std::string() : log.error_message()));
   return std::move(*log);
 }
 

@@ -56,14 +56,14 @@ struct policy_session {
     log_options.path = dir.log;
     audit = open_log(log_options);
     auto rules = config::parse_policy(policy, "test-policy.json");
-    REQUIRE_MESSAGE(rules, rules.error_message());
+    REQUIRE_MESSAGE(rules, (rules ? std::string() : rules.error_message()));
     proxy::policy_inspector_options options;
     options.rules = *rules;
     options.mode = mode;
     options.audit = audit.get();
     options.session_id = "session-1";
     auto made = proxy::policy_inspector::create(std::move(options));
-    REQUIRE_MESSAGE(made, made.error_message());
+    REQUIRE_MESSAGE(made, (made ? std::string() : made.error_message()));
     inspector = made->get();
     h.session->add_inspector(std::move(*made));
   }
