@@ -16,6 +16,7 @@
 #include <cctype>
 #include <functional>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 namespace asio = boost::asio;
@@ -51,6 +52,7 @@ reply json_reply(const json& doc, std::string session = "") {
 }
 
 reply accepted() { return {202, "", "", {}}; }
+
 
 // An HTTP/1.1 server on 127.0.0.1:0 (keep-alive) that records each request and answers it with
 // `answer`. Runs on the test's io_context.
@@ -120,6 +122,16 @@ json initialize_result(const json& id) {
           {"result", {{"protocolVersion", "2025-06-18"}, {"capabilities", {{"tools", json::object()}}}, {"serverInfo", {{"name", "fake-http"}, {"version", "1"}}}}}};
 }
 
+// What the servers here answer alike: GET (no stream offered: 405), initialize (a session named
+// `session`) and notifications (202). nullopt: the test answers.
+std::optional<reply> common_reply(const seen_request& r, const std::string& session) {
+  if (r.method != "POST") return reply{405, "", "", {}};
+  const json doc = r.doc();
+  if (doc.value("method", "") == "initialize") return json_reply(initialize_result(doc["id"]), session);
+  if (!doc.contains("id")) return accepted();
+  return std::nullopt;
+}
+
 // The upstream link to a fake server; run(script) drives both on one io_context.
 struct upstream_run {
   asio::io_context io;
@@ -133,7 +145,7 @@ struct upstream_run {
     options.transport = transports::http_transport::streamable_http;
     options.read_timeout = std::chrono::seconds(5);
     auto made = transports::connect_http_upstream(io.get_executor(), options);
-    REQUIRE_MESSAGE(made, made.error_message());
+    REQUIRE_MESSAGE(made, (made ? std::string() : made.error_message()));
     link = std::move(*made);
   }
 
@@ -179,10 +191,7 @@ struct upstream_run {
 TEST_CASE("http upstream: a POST answered with JSON; the session id and protocol version go on later requests") {
   static const std::string list_result = R"({"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}})";
   upstream_run u([](const seen_request& r) -> reply {
-    if (r.method != "POST") return {405, "", "", {}};
-    const json doc = r.doc();
-    if (doc.value("method", "") == "initialize") return json_reply(initialize_result(doc["id"]), "session-1");
-    if (!doc.contains("id")) return accepted();
+    if (auto common = common_reply(r, "session-1")) return *common;
     reply answer;
     answer.body = list_result;
     return answer;
@@ -216,10 +225,7 @@ TEST_CASE("http upstream: a POST answered with an SSE stream yields each event's
       R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}})";
   static const std::string result = R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"done"}]}})";
   upstream_run u([](const seen_request& r) -> reply {
-    if (r.method != "POST") return {405, "", "", {}};
-    const json doc = r.doc();
-    if (doc.value("method", "") == "initialize") return json_reply(initialize_result(doc["id"]), "session-1");
-    if (!doc.contains("id")) return accepted();
+    if (auto common = common_reply(r, "session-1")) return *common;
     reply stream;
     stream.content_type = "text/event-stream";
     stream.body = "id: e1\nretry: 1000\ndata:\n\nevent: message\nid: e2\ndata: " + progress + "\n\nid: e3\ndata: " + result + "\n\n";
