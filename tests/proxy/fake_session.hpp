@@ -99,7 +99,8 @@ class fake_reader final : public transports::message_reader {
   bool cancelled_ = false;
 };
 
-// Messages to a peer: kept in order. fail_with makes every later write fail (a peer that is gone).
+// Messages to a peer: kept in order, and passed to on_write (a scripted peer's answers).
+// fail_with makes every later write fail (a peer that is gone).
 class fake_writer final : public transports::message_writer {
  public:
   explicit fake_writer(activity& changes) : changes_(changes) {}
@@ -107,12 +108,14 @@ class fake_writer final : public transports::message_writer {
   bool closed = false;
   error_code fail_with;
   std::function<void()> on_close;
+  std::function<void(const std::string&)> on_write;
 
   asio::awaitable<error_code> async_write_message(std::string_view bytes) override {
     if (fail_with) co_return fail_with;
     if (closed) co_return asio::error::broken_pipe;
     written.emplace_back(bytes);
     changes_.poke();
+    if (on_write) on_write(written.back());
     co_return error_code{};
   }
   void close() override {
