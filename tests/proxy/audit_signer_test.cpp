@@ -49,13 +49,13 @@ key_pair make_keys(const temp_audit_dir& t, const std::string& name) {
   key_pair k;
   k.prefix = t.path(name);
   auto id = generate_checkpoint_key(k.prefix);
-  REQUIRE_MESSAGE(id, id.error_message());
+  REQUIRE_MESSAGE(id, (id ? std::string() : id.error_message()));
   k.id = *id;
   auto signer = checkpoint_signer::load(k.prefix + ".key");
-  REQUIRE_MESSAGE(signer, signer.error_message());
+  REQUIRE_MESSAGE(signer, (signer ? std::string() : signer.error_message()));
   k.signer = *signer;
   auto verifier = checkpoint_verifier::load({k.prefix + ".pub"});
-  REQUIRE_MESSAGE(verifier, verifier.error_message());
+  REQUIRE_MESSAGE(verifier, (verifier ? std::string() : verifier.error_message()));
   k.verifier = std::move(*verifier);
   return k;
 }

@@ -38,7 +38,7 @@ std::shared_ptr<audit_spool> open_spool(const temp_audit_dir& t, std::uint64_t m
   options.max_bytes = max_bytes;
   options.segment_bytes = segment_bytes;
   auto spool = audit_spool::open(options);
-  REQUIRE_MESSAGE(spool, spool.error_message());
+  REQUIRE_MESSAGE(spool, (spool ? std::string() : spool.error_message()));
   return *spool;
 }
 

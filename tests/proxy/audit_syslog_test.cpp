@@ -147,7 +147,7 @@ std::shared_ptr<audit_spool> open_spool(const std::string& audit) {
   spool_options options;
   options.audit_path = audit;
   auto spool = audit_spool::open(options);
-  REQUIRE_MESSAGE(spool, spool.error_message());
+  REQUIRE_MESSAGE(spool, (spool ? std::string() : spool.error_message()));
   return *spool;
 }
 
@@ -173,7 +173,7 @@ TEST_CASE("a record is the MSG of an RFC 5424 message in an octet-counted frame"
 TEST_CASE("receiver URLs: tcp:// and tls://, a port or the scheme's default, IPv6 in brackets") {
   auto check = [](std::string_view url, bool tls, std::string host, std::uint16_t port) {
     auto target = parse_syslog_url(url);
-    REQUIRE_MESSAGE(target, target.error_message());
+    REQUIRE_MESSAGE(target, (target ? std::string() : target.error_message()));
     CHECK(target->tls == tls);
     CHECK(target->host == host);
     CHECK(target->port == port);
