@@ -9,6 +9,7 @@ packages=(build-essential cmake ninja-build ccache pkg-config git
           libboost1.81-dev libboost-url1.81-dev nlohmann-json3-dev libssl-dev libspdlog-dev doctest-dev
           libicu-dev libre2-dev libcli11-dev libtomlplusplus-dev libgoogle-perftools-dev nodejs npm chromium python3
           clang libclang-rt-14-dev   # clang + libFuzzer for the fuzz stage
+          clang-format               # scripts/format.sh (.clang-format)
           prometheus)                # scrapes --metrics-listen in tests/e2e/metrics.test.mjs
 missing=()
 for p in "${packages[@]}"; do

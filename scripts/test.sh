@@ -3,7 +3,8 @@
 #   1. builds with warnings as errors and runs every test through ctest (unit, end-to-end against
 #      real MCP peers, corpus, bench smoke);
 #   2. rebuilds with ASan+UBSan and runs the suite again;
-#   3. rebuilds the concurrent parts with TSan and runs their tests;
+#   3. rebuilds the concurrent parts with TSan and runs their tests (the relay, the audit writer,
+#      the syslog shipper, the session and policy inspector in-process, the parallel scan);
 #   4. runs every libFuzzer target for a bounded time.
 # Between the build and ctest of the main stage, the real-server precision set (about 250 npm MCP
 # servers, scripts/real-servers.sh) is enumerated live into its cache, bounded in time and reused
@@ -61,10 +62,13 @@ for stage in $stages; do
     asan) build build-asan -DWARDEN_WERROR=ON -DWARDEN_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug \
             -DWARDEN_BENCH=OFF && WARDEN_SANITIZED=asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_ctest build-asan -E 'bench|corpus|e2e_real_servers|detection_gate' "$@" ;;
-    tsan) WARDEN_TARGETS="mcp-warden proxy_tests transports_tests analysis_tests" \
+    # The concurrent parts: the relay (e2e_stdio), the audit writer's thread and the syslog
+    # shipper's (policy_tests, syslog_tests), the session and its policy inspector in-process
+    # (session_tests), the parallel scan.
+    tsan) WARDEN_TARGETS="mcp-warden proxy_tests transports_tests analysis_tests policy_tests syslog_tests session_tests" \
             build build-tsan -DWARDEN_WERROR=ON -DWARDEN_SANITIZE=thread -DWARDEN_BENCH=OFF && \
             WARDEN_SANITIZED=tsan TSAN_OPTIONS=halt_on_error=1 \
-            run_ctest build-tsan -R '^(e2e_stdio|proxy_tests|transports_tests|analysis_parallel_scan)$' "$@" ;;
+            run_ctest build-tsan -R '^(e2e_stdio|proxy_tests|transports_tests|analysis_parallel_scan|policy_tests|syslog_tests|session_tests)$' "$@" ;;
     fuzz) if ./scripts/fuzz.sh "${WARDEN_FUZZ_SECONDS:-20}"; then passed=$((passed + 1));
           else broken+=("fuzz"); failed=$((failed + 1)); fi ;;
     *) echo "unknown stage $stage" >&2; exit 2 ;;

@@ -5,7 +5,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { everythingSpec, fixtureSpec, proxiedArgv, sanitized, wardenBin } from './support/peers.mjs';
-import { rawHandshake, waitPidGone, startProxied, reap } from './support/raw.mjs';
+import { rawHandshake, waitPidGone, startProxied, reap, withPeer } from './support/raw.mjs';
 
 wardenBin();
 const T = { timeout: 60_000 };
@@ -29,9 +29,7 @@ async function peakRss(pid, work) {
 
 describe('a server that hangs', () => {
   test('--request-timeout-ms: the client gets -32002, the server gets notifications/cancelled, the session goes on', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('fault-server.mjs'), ['--request-timeout-ms', '300']);
+    await withPeer(proxy(fixtureSpec('fault-server.mjs'), ['--request-timeout-ms', '300']), async (peer) => {
       await rawHandshake(peer);
       const started = Date.now();
       peer.send(call('h1', 'hang'));
@@ -42,12 +40,10 @@ describe('a server that hangs', () => {
       await peer.waitStderr(/fault-server: cancelled "h1"/, 5000);
       peer.send(call('e1', 'echo', { message: 'still here' }));
       assert.equal((await peer.waitResponse('e1')).result.content[0].text, 'still here');
-    } finally { await reap(peer); }
+    });
   });
   test('without a timeout the request simply stays pending (transparent default), and gets an error at exit', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('fault-server.mjs'), ['--stdin-grace-ms', '200']);
+    await withPeer(proxy(fixtureSpec('fault-server.mjs'), ['--stdin-grace-ms', '200']), async (peer) => {
       await rawHandshake(peer);
       peer.send(call('h2', 'hang'));
       peer.send(call('e2', 'echo', { message: 'x' }));
@@ -57,15 +53,13 @@ describe('a server that hangs', () => {
       const answer = await peer.waitResponse('h2', 10000);
       assert.equal(answer.error.code, -32000);
       await peer.waitExit(10000);
-    } finally { await reap(peer); }
+    });
   });
 });
 
 describe('servers that produce too much', () => {
   test('a notification flood to a client that stops reading: back-pressure, bounded memory, nothing lost', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('fault-server.mjs'), ['--log-level', 'warn']);
+    await withPeer(proxy(fixtureSpec('fault-server.mjs'), ['--log-level', 'warn']), async (peer) => {
       await rawHandshake(peer);
       const before = rssKiB(peer.pid);
       const seen = peer.lines.length;
@@ -81,7 +75,7 @@ describe('servers that produce too much', () => {
       const sample = JSON.parse(peer.lines[seen + 199999].toString('utf8'));
       assert.equal(sample.method, 'notifications/message');
       if (!sanitized) assert.ok(peak - before < 48 * 1024, `proxy grew by ${peak - before} KiB while the client was not reading`);
-    } finally { await reap(peer); }
+    });
   });
   test('a 1 GiB answer line: refused with -32001 for its id, memory stays bounded, the session goes on', T, async () => {
     let peer;
@@ -106,28 +100,24 @@ describe('servers that produce too much', () => {
 
 describe('signals', () => {
   test('SIGHUP: the server is shut down, mcp-warden exits 129', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(everythingSpec(), ['--stdin-grace-ms', '300', '--term-grace-ms', '300']);
+    await withPeer(proxy(everythingSpec(), ['--stdin-grace-ms', '300', '--term-grace-ms', '300']), async (peer) => {
       await rawHandshake(peer);
       peer.kill('SIGHUP');
       const exit = await peer.waitExit(10000);
       assert.equal(exit.code, 129);
       await waitPidGone(peer.serverPid, 5000);
-    } finally { await reap(peer); }
+    });
   });
 });
 
 describe('environment', () => {
   const envOf = async (proxyArgs, env) => {
-    let peer;
-    try {
-      peer = await proxy(everythingSpec(), proxyArgs, env);
+    return withPeer(proxy(everythingSpec(), proxyArgs, env), async (peer) => {
       await rawHandshake(peer);
       peer.send(call('env', 'get-env'));
       const text = (await peer.waitResponse('env', 10000)).result.content.map((c) => c.text).join('\n');
       return JSON.parse(text);
-    } finally { await reap(peer); }
+    });
   };
   const hostile = { NODE_OPTIONS: '--max-old-space-size=512', PYTHONSTARTUP: '/tmp/evil.py', BASH_ENV: '/tmp/evil.sh' };
   test('--scrub-env drops inherited code-injection variables; plain variables and explicit --env stay', T, async () => {
@@ -143,9 +133,7 @@ describe('environment', () => {
 
 describe('odd ids', () => {
   test('a 1 MiB string id and a duplicate id in flight both come back unchanged', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('fault-server.mjs'));
+    await withPeer(proxy(fixtureSpec('fault-server.mjs')), async (peer) => {
       await rawHandshake(peer);
       const hugeId = 'i'.repeat(1 << 20);
       peer.send(call(hugeId, 'echo', { message: 'huge id' }));
@@ -155,15 +143,13 @@ describe('odd ids', () => {
       await peer.waitUntil(() => peer.parsed().filter((m) => m.id === 7).length === 2, 5000, 'both answers to id 7');
       const texts = peer.parsed().filter((m) => m.id === 7).map((m) => m.result.content[0].text);
       assert.deepEqual(texts, ['first', 'second']);
-    } finally { await reap(peer); }
+    });
   });
 });
 
 describe('secrets in our own log', () => {
   test('credentials inside a rejected line never reach mcp-warden\'s log', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('fault-server.mjs'));
+    await withPeer(proxy(fixtureSpec('fault-server.mjs')), async (peer) => {
       await rawHandshake(peer);
       const key = 'AKIA' + 'Q3EXAMPLE7KEYZ2X';
       const token = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
@@ -174,6 +160,6 @@ describe('secrets in our own log', () => {
       assert.doesNotMatch(peer.stderr, new RegExp(key));
       assert.doesNotMatch(peer.stderr, new RegExp(token));
       assert.match(peer.stderr, /REDACTED/);
-    } finally { await reap(peer); }
+    });
   });
 });

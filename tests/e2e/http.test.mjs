@@ -3,14 +3,14 @@
 // SDK peers, the stateless 2026-07-28 revision, and misbehaving clients and upstreams.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixture, tempDir } from './support/peers.mjs';
 import {
-  INITIALIZE, MCP_HEADERS, connectHttp, connectThroughWarden, rawRequest, startEverything, startProcess, startServe, v2,
+  INITIALIZE, MCP_HEADERS, connectHttp, connectThroughWarden, makeTestCertificates, rawRequest, startEverything, startProcess,
+  startServe, v2,
 } from './support/http.mjs';
 
 async function exerciseEverything(client) {
@@ -207,11 +207,7 @@ test('serve: bearer token auth', async () => {
 test('TLS: serve --tls-cert, and --upstream https verified with a test CA', async () => {
   const tmp = tempDir();
   const f = (n) => join(tmp.dir, n);
-  const ssl = (...args) => execFileSync('openssl', args, { stdio: 'pipe' });
-  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj', '/CN=mcp-warden test CA');
-  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=localhost');
-  writeFileSync(f('ext.cnf'), 'subjectAltName=DNS:localhost\n');
-  ssl('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.pem'), '-days', '2', '-extfile', f('ext.cnf'));
+  makeTestCertificates(tmp.dir);
   const serve = await startServe(['--tls-cert', f('server.pem'), '--tls-key', f('server.key')]);
   try {
     assert.match(serve.url, /^https:/);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import {
   everythingSpec, filesystemSpec, memorySpec, fixtureSpec, proxiedArgv, tempDir, wardenBin,
 } from './support/peers.mjs';
-import { startRaw, rawHandshake, waitSingleChild, waitPidGone, pidAlive, descendantsOf, startProxied, reap } from './support/raw.mjs';
+import { startRaw, rawHandshake, waitSingleChild, waitPidGone, pidAlive, descendantsOf, startProxied, reap, withPeer } from './support/raw.mjs';
 
 wardenBin();
 const T = { timeout: 30_000 };
@@ -33,9 +33,7 @@ async function waitFile(path, pred, timeoutMs, what) {
 
 describe('shutdown', () => {
   test('client EOF closes the server stdin; proxy exits with the server status (7), promptly, no orphan', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('introspect-server.mjs'), ['--stdin-grace-ms', '5000'], { INTROSPECT_EXIT_STATUS: '7' });
+    await withPeer(proxy(fixtureSpec('introspect-server.mjs'), ['--stdin-grace-ms', '5000'], { INTROSPECT_EXIT_STATUS: '7' }), async (peer) => {
       await rawHandshake(peer);
       const t0 = Date.now();
       peer.endInput();
@@ -45,13 +43,11 @@ describe('shutdown', () => {
       assert.equal(exit.code, 7, `proxy exit ${JSON.stringify(exit)}; stderr: ${peer.stderr}`);
       assert.ok(elapsed < 3000, `proxy took ${elapsed} ms: it should exit when the server does, not after the grace time`);
       await waitPidGone(peer.serverPid, 2000);
-    } finally { await reap(peer); }
+    });
   });
 
   test('client EOF with server-everything: it exits by itself (status 0), so does the proxy', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(everythingSpec(), ['--stdin-grace-ms', '5000']);
+    await withPeer(proxy(everythingSpec(), ['--stdin-grace-ms', '5000']), async (peer) => {
       await rawHandshake(peer);
       const t0 = Date.now();
       peer.endInput();
@@ -59,13 +55,11 @@ describe('shutdown', () => {
       assert.equal(exit.code, 0, `proxy exit ${JSON.stringify(exit)}`);
       assert.ok(Date.now() - t0 < 4000, 'proxy waited for the grace time although the server had exited');
       await waitPidGone(peer.serverPid, 2000);
-    } finally { await reap(peer); }
+    });
   });
 
   test('client EOF while server-everything awaits a roots/list answer (it then ignores EOF): SIGTERM after the stdin grace', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(everythingSpec(), ['--stdin-grace-ms', '300', '--term-grace-ms', '3000']);
+    await withPeer(proxy(everythingSpec(), ['--stdin-grace-ms', '300', '--term-grace-ms', '3000']), async (peer) => {
       await rawHandshake(peer, { capabilities: { roots: {} } });
       await peer.waitMessage((m) => m.method === 'roots/list', 5000, 'roots/list from the server');
       const t0 = Date.now();
@@ -76,13 +70,11 @@ describe('shutdown', () => {
       assert.ok(elapsed < 3000, `exited after ${elapsed} ms: SIGTERM should have ended server-everything well before SIGKILL`);
       assert.ok(exit.code !== 0, `server-everything was terminated by a signal; status 0 hides that: ${JSON.stringify(exit)}`);
       await waitPidGone(peer.serverPid, 2000);
-    } finally { await reap(peer); }
+    });
   });
 
   test('server ignoring EOF and SIGTERM is SIGKILLed after both grace times', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('ignores-eof-and-sigterm-server.mjs'), ['--stdin-grace-ms', '300', '--term-grace-ms', '400']);
+    await withPeer(proxy(fixtureSpec('ignores-eof-and-sigterm-server.mjs'), ['--stdin-grace-ms', '300', '--term-grace-ms', '400']), async (peer) => {
       await peer.waitStderr(/ignores-eof-and-sigterm-server: ready/);
       await rawHandshake(peer);
       const t0 = Date.now();
@@ -94,33 +86,29 @@ describe('shutdown', () => {
       assert.ok(elapsed < 4000, `proxy took ${elapsed} ms`);
       assert.notEqual(exit.code, 0, `a SIGKILLed server should not yield status 0: ${JSON.stringify(exit)}`);
       await waitPidGone(peer.serverPid, 2000);
-    } finally { await reap(peer); }
+    });
   });
 
   for (const sig of ['SIGTERM', 'SIGINT']) {
     test(`${sig} to the proxy terminates server-everything and the proxy`, T, async () => {
-      let peer;
-      try {
-        peer = await proxy(everythingSpec(), ['--stdin-grace-ms', '300', '--term-grace-ms', '300']);
+      await withPeer(proxy(everythingSpec(), ['--stdin-grace-ms', '300', '--term-grace-ms', '300']), async (peer) => {
         await rawHandshake(peer);
         peer.send(call('pending', 'trigger-long-running-operation', { duration: 20, steps: 2 }));
         peer.kill(sig);
         const exit = await peer.waitExit(8000);
         assert.ok(exit, 'proxy did not exit');
         await waitPidGone(peer.serverPid, 3000);
-      } finally { await reap(peer); }
+      });
     });
   }
 
   test('SIGTERM to the proxy also ends a server that ignores SIGTERM (no orphan)', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('ignores-eof-and-sigterm-server.mjs'), ['--stdin-grace-ms', '200', '--term-grace-ms', '300']);
+    await withPeer(proxy(fixtureSpec('ignores-eof-and-sigterm-server.mjs'), ['--stdin-grace-ms', '200', '--term-grace-ms', '300']), async (peer) => {
       await peer.waitStderr(/ready/);
       peer.kill('SIGTERM');
       await peer.waitExit(8000);
       await waitPidGone(peer.serverPid, 3000);
-    } finally { await reap(peer); }
+    });
   });
   test('server behind a wrapper (sh -c "node server; ...", like npx/uv): no grandchild outlives the proxy', T, async () => {
     let peer;
@@ -145,34 +133,28 @@ describe('shutdown', () => {
   });
 
   test('SIGKILL of the proxy: server-everything does not outlive it', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(everythingSpec());
+    await withPeer(proxy(everythingSpec()), async (peer) => {
       await rawHandshake(peer);
       peer.kill('SIGKILL');
       await peer.waitExit(5000);
       await waitPidGone(peer.serverPid, 5000);
-    } finally { await reap(peer); }
+    });
   });
 
   test('client stops reading (closes its end of our stdout): the server is shut down, proxy exits', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(everythingSpec(), ['--stdin-grace-ms', '200', '--term-grace-ms', '300']);
+    await withPeer(proxy(everythingSpec(), ['--stdin-grace-ms', '200', '--term-grace-ms', '300']), async (peer) => {
       await rawHandshake(peer);
       peer.child.stdout.destroy();
       for (let i = 0; i < 40; i++) peer.send(call(i, 'echo', { message: 'x'.repeat(20_000) }));
       await peer.waitExit(8000);
       await waitPidGone(peer.serverPid, 3000);
-    } finally { await reap(peer); }
+    });
   });
 });
 
 describe('server crash', () => {
   test('pending requests get a -32000-family error naming the cause; proxy exits with status 3', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('crash-mid-call-server.mjs'));
+    await withPeer(proxy(fixtureSpec('crash-mid-call-server.mjs')), async (peer) => {
       await rawHandshake(peer);
       peer.send(call('h1', 'hang'));
       peer.send(call(77, 'hang'));
@@ -189,15 +171,13 @@ describe('server crash', () => {
       assert.equal(exit.code, 3, `proxy exit ${JSON.stringify(exit)}`);
       assert.match(peer.stderr, /crashing now with status 3/, "server's stderr should be on the proxy's stderr");
       for (const b of peer.lines) assert.doesNotThrow(() => JSON.parse(b.toString()), 'stdout must carry only JSON');
-    } finally { await reap(peer); }
+    });
   });
 });
 
 describe('pending requests', () => {
   test('cancelled requests free their --max-pending slot and get no error when the server dies', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('crash-mid-call-server.mjs'), ['--max-pending', '2']);
+    await withPeer(proxy(fixtureSpec('crash-mid-call-server.mjs'), ['--max-pending', '2']), async (peer) => {
       await rawHandshake(peer);
       peer.send(call('h1', 'hang'));
       peer.send(call('h2', 'hang'));
@@ -210,13 +190,11 @@ describe('pending requests', () => {
       await peer.waitResponse('h2');
       await peer.waitExit(5000);
       assert.equal(peer.parsed().some((m) => m.id === 'h1'), false, 'a cancelled request must not get a response');
-    } finally { await reap(peer); }
+    });
   });
 
   test('requests sent just before client EOF still get their answers', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(everythingSpec(), ['--stdin-grace-ms', '5000']);
+    await withPeer(proxy(everythingSpec(), ['--stdin-grace-ms', '5000']), async (peer) => {
       peer.send({ jsonrpc: '2.0', id: 'init-1', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
       peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       peer.send(call('slow', 'trigger-long-running-operation', { duration: 0.5, steps: 1 }));
@@ -225,21 +203,19 @@ describe('pending requests', () => {
       assert.match(r.result.content[0].text, /Long running operation completed/);
       await peer.waitExit(8000);
       await waitPidGone(peer.serverPid, 2000);
-    } finally { await reap(peer); }
+    });
   });
 });
 
 describe('server output, environment, argv', () => {
   test("server stderr goes to the proxy's stderr; stdout carries only JSON", T, async () => {
-    let peer;
-    try {
-      peer = await proxy(everythingSpec(), ['--stdin-grace-ms', '200']);
+    await withPeer(proxy(everythingSpec(), ['--stdin-grace-ms', '200']), async (peer) => {
       await peer.waitStderr(/Starting default \(STDIO\) server\.\.\./);
       await rawHandshake(peer);
       peer.endInput();
       await peer.waitExit(8000);
       for (const b of peer.lines) assert.doesNotThrow(() => JSON.parse(b.toString()), `non-JSON on stdout: ${b}`);
-    } finally { await reap(peer); }
+    });
   });
 
   test('--server-log FILE receives the server stderr', T, async () => {
@@ -278,15 +254,13 @@ describe('server output, environment, argv', () => {
 
   test('argv with spaces, quotes, empty strings and shell characters is passed exactly', T, async () => {
     const args = ['plain', 'with space', "it's", '"dq"', '', '$HOME', '*', 'a\\b', 'ünï 😀', '--', '-x', ';ls'];
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('introspect-server.mjs', ...args));
+    await withPeer(proxy(fixtureSpec('introspect-server.mjs', ...args)), async (peer) => {
       await rawHandshake(peer);
       peer.send(call('who', 'whoami'));
       const info = JSON.parse(textOf(await peer.waitResponse('who')));
       assert.deepEqual(info.argv, args);
       assert.equal(info.pid, peer.serverPid, 'server should be a direct child of the proxy (no shell in between)');
-    } finally { await reap(peer); }
+    });
   });
 
   test('server-filesystem with an allowed dir named with spaces and quotes', T, async () => {
@@ -318,9 +292,7 @@ describe('server output, environment, argv', () => {
   });
 
   test('malformed lines from the server are dropped; valid messages still flow', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('garbage-output-server.mjs'));
+    await withPeer(proxy(fixtureSpec('garbage-output-server.mjs')), async (peer) => {
       const init = await rawHandshake(peer);
       assert.equal(init.result.serverInfo.name, 'garbage-output-server');
       peer.send(call('e1', 'echo', { message: 'one' }));
@@ -333,13 +305,11 @@ describe('server output, environment, argv', () => {
         assert.doesNotThrow(() => JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(b)), `garbage forwarded to the client: ${JSON.stringify(b.toString())}`);
       }
       assert.equal(peer.exitInfo, null);
-    } finally { await reap(peer); }
+    });
   });
 
   test('a server response with invalid UTF-8 inside a string: the client still gets an answer for that id', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('garbage-output-server.mjs'));
+    await withPeer(proxy(fixtureSpec('garbage-output-server.mjs')), async (peer) => {
       await rawHandshake(peer);
       peer.send(call('u8', 'bad-utf8'));
       peer.send({ jsonrpc: '2.0', id: 'p2', method: 'ping' });
@@ -349,13 +319,11 @@ describe('server output, environment, argv', () => {
       const msg = JSON.parse(line.toString('utf8'));
       assert.ok(msg.result || msg.error);
       assert.equal(peer.exitInfo, null);
-    } finally { await reap(peer); }
+    });
   });
 
   test('--max-pending 2: a third concurrent request is refused with an error, others unaffected', T, async () => {
-    let peer;
-    try {
-      peer = await proxy(fixtureSpec('crash-mid-call-server.mjs'), ['--max-pending', '2']);
+    await withPeer(proxy(fixtureSpec('crash-mid-call-server.mjs'), ['--max-pending', '2']), async (peer) => {
       await rawHandshake(peer);
       peer.send(call('h1', 'hang'));
       peer.send(call('h2', 'hang'));
@@ -363,7 +331,7 @@ describe('server output, environment, argv', () => {
       const r3 = await peer.waitResponse('h3', 5000);
       assert.ok(r3.error, `expected an error for the third pending request: ${JSON.stringify(r3)}`);
       assert.equal(peer.parsed().some((m) => (m.id === 'h1' || m.id === 'h2')), false);
-    } finally { await reap(peer); }
+    });
   });
 });
 

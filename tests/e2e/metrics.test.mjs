@@ -4,13 +4,13 @@
 // must report exactly the tool calls made.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectClient, everythingSpec, proxiedArgv, tempDir } from './support/peers.mjs';
-import { connectHttp, freePort, rawRequest, startProcess, startServe } from './support/http.mjs';
+import { connectHttp, freePort, makeTestCertificates, rawRequest, startProcess, startServe } from './support/http.mjs';
 import { rawHandshake, reap, startRaw } from './support/raw.mjs';
 
 const prometheus = spawnSync('sh', ['-c', 'command -v prometheus'], { encoding: 'utf8' }).stdout.trim();
@@ -122,11 +122,7 @@ test('a real Prometheus scrapes the stdio proxy and serve (TLS, bearer token); i
   { skip: noPrometheus, timeout: 120_000 }, async () => {
     const tmp = tempDir('mcpw-prometheus-');
     const f = (n) => join(tmp.dir, n);
-    const ssl = (...args) => execFileSync('openssl', args, { stdio: 'pipe' });
-    ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj', '/CN=mcp-warden test CA');
-    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=localhost');
-    writeFileSync(f('ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-    ssl('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.pem'), '-days', '2', '-extfile', f('ext.cnf'));
+    makeTestCertificates(tmp.dir, 'DNS:localhost,IP:127.0.0.1');
     writeFileSync(f('token'), 'scrape-token\n');
     const ca = readFileSync(f('ca.pem'));
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { everythingSpec, fixtureSpec, proxiedArgv, wardenBin, sanitized } from './support/peers.mjs';
-import { startRaw, rawHandshake, waitSingleChild, waitPidGone } from './support/raw.mjs';
+import { startRaw, rawHandshake, waitSingleChild, waitPidGone, withPeer } from './support/raw.mjs';
 
 wardenBin();
 const T = { timeout: 30_000 };
@@ -216,8 +216,7 @@ describe('batches (2025-03-26)', () => {
 
 describe('malformed and hostile input from the client', () => {
   test('malformed JSON gets -32700 with id null and the session continues', T, async () => {
-    const peer = await start(everythingSpec(), 'proxied');
-    try {
+    await withPeer(start(everythingSpec(), 'proxied'), async (peer) => {
       await rawHandshake(peer);
       peer.send('{"jsonrpc":"2.0","id":5,"method":');
       const err = await peer.waitMessage(isErrorNullId, 5000, '-32700 error with id null');
@@ -228,12 +227,11 @@ describe('malformed and hostile input from the client', () => {
       await peer.waitUntil(() => peer.parsed().filter(isErrorNullId).length >= 2, 5000, 'second -32700');
       await assertAlive(peer, 'after-malformed');
       assert.equal(peer.parsed().some((m) => m.id === 5), false, 'no response with the unparsable id');
-    } finally { await stop(peer); }
+    }, stop);
   });
 
   test('over-size line (--max-message-bytes 1024) gets an error and the session continues', T, async () => {
-    const peer = await start(everythingSpec(), 'proxied', ['--max-message-bytes', '1024']);
-    try {
+    await withPeer(start(everythingSpec(), 'proxied', ['--max-message-bytes', '1024']), async (peer) => {
       // server-everything's initialize answer (~2 KB) is itself over the limit: the client must
       // get an error for it rather than silence.
       const init = await rawHandshake(peer);
@@ -251,12 +249,11 @@ describe('malformed and hostile input from the client', () => {
       await peer.waitMessage((m) => m.error && (m.id === null || m.id === 'huge') && m !== err, 10_000, 'error for the 3 MiB line');
       await assertAlive(peer, 'after-oversize');
       assert.equal(peer.parsed().some((m) => (m.id === 'big' || m.id === 'huge') && m.result), false, 'over-size request reached the server');
-    } finally { await stop(peer); }
+    }, stop);
   });
 
   test('memory stays bounded: a 48 MiB line under a 1 KiB limit is not buffered', T, async () => {
-    const peer = await start(fixtureSpec('byte-probe-server.mjs'), 'proxied', ['--max-message-bytes', '1024']);
-    try {
+    await withPeer(start(fixtureSpec('byte-probe-server.mjs'), 'proxied', ['--max-message-bytes', '1024']), async (peer) => {
       await rawHandshake(peer);
       const chunk = Buffer.alloc(1 << 20, 0x61);
       peer.writeRaw('{"jsonrpc":"2.0","id":"mem","method":"ping","params":{"pad":"');
@@ -268,7 +265,7 @@ describe('malformed and hostile input from the client', () => {
       const hwmKb = Number(readFileSync(`/proc/${peer.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)[1]);
       if (!sanitized) assert.ok(hwmKb < 32 * 1024, `proxy peak RSS ${hwmKb} kB: the over-size line seems to be buffered`);
       await assertAlive(peer, 'after-mem');
-    } finally { await stop(peer); }
+    }, stop);
   });
 
   // tcmalloc keeps freed pages for reuse; mcp-warden hands them back once the traffic stops.
@@ -304,8 +301,7 @@ describe('malformed and hostile input from the client', () => {
   });
 
   test('invalid UTF-8 inside a string: no crash, an answer, the session continues', T, async () => {
-    const peer = await start(everythingSpec(), 'proxied');
-    try {
+    await withPeer(start(everythingSpec(), 'proxied'), async (peer) => {
       await rawHandshake(peer);
       const bad = Buffer.concat([
         Buffer.from('{"jsonrpc":"2.0","id":"utf8","method":"tools/call","params":{"name":"echo","arguments":{"message":"bad '),
@@ -318,24 +314,22 @@ describe('malformed and hostile input from the client', () => {
       await assertAlive(peer, 'after-utf8');
       // stdout must stay valid UTF-8 JSON lines
       for (const b of peer.lines) assert.doesNotThrow(() => JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(b)), `bad stdout line: ${b.toString('hex').slice(0, 200)}`);
-    } finally { await stop(peer); }
+    }, stop);
   });
 
   test('100k levels of nesting: clear error, no crash, session continues', T, async () => {
-    const peer = await start(everythingSpec(), 'proxied');
-    try {
+    await withPeer(start(everythingSpec(), 'proxied'), async (peer) => {
       await rawHandshake(peer);
       const depth = 100_000;
       peer.send(`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"echo","arguments":{"message":"m","deep":${'['.repeat(depth)}${']'.repeat(depth)}}}}`);
       const err = await peer.waitMessage((m) => (m.id === 'deep' || m.id === null) && m.error, 10_000, 'error for the deep message');
       assert.match(err.error.message, /depth|deep|nest/i, `error message is not clear: ${err.error.message}`);
       await assertAlive(peer, 'after-deep');
-    } finally { await stop(peer); }
+    }, stop);
   });
 
   test('--max-depth 10: depth 5 passes, depth 20 gets a clear error', T, async () => {
-    const peer = await start(everythingSpec(), 'proxied', ['--max-depth', '10']);
-    try {
+    await withPeer(start(everythingSpec(), 'proxied', ['--max-depth', '10']), async (peer) => {
       await rawHandshake(peer);
       const nest = (d) => '['.repeat(d) + ']'.repeat(d);
       peer.send(`{"jsonrpc":"2.0","id":"d5","method":"tools/call","params":{"name":"echo","arguments":{"message":"ok","x":${nest(5)}}}}`);
@@ -344,12 +338,11 @@ describe('malformed and hostile input from the client', () => {
       const err = await peer.waitMessage((m) => m.error && (m.id === 'd20' || m.id === null), 5000, 'depth error');
       assert.match(err.error.message, /depth|deep|nest/i);
       await assertAlive(peer, 'after-depth');
-    } finally { await stop(peer); }
+    }, stop);
   });
 
   test('CRLF line endings and empty lines are tolerated', T, async () => {
-    const peer = await start(everythingSpec(), 'proxied');
-    try {
+    await withPeer(start(everythingSpec(), 'proxied'), async (peer) => {
       await rawHandshake(peer);
       peer.writeRaw('\n\n{"jsonrpc":"2.0","id":"crlf","method":"ping"}\r\n\r\n\n');
       // one message delivered in many small writes
@@ -364,7 +357,7 @@ describe('malformed and hostile input from the client', () => {
       assert.equal(e.result.content[0].text, 'Echo: ok');
       await assertAlive(peer, 'after-crlf');
       assert.deepEqual(peer.parsed().filter((m) => m.error), [], 'empty lines or CR produced errors');
-    } finally { await stop(peer); }
+    }, stop);
   });
 });
 

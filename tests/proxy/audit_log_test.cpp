@@ -26,44 +26,32 @@ using nlohmann::json;
 
 namespace {
 
-struct temp_log {
-  std::filesystem::path dir;
-  std::string path;
-  temp_log() {
-    static int counter = 0;
-    dir = std::filesystem::temp_directory_path() / ("warden-audit-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-    std::filesystem::create_directories(dir);
-    path = (dir / "audit.jsonl").string();
-  }
-  ~temp_log() { std::filesystem::remove_all(dir); }
-};
+using temp_log = warden::test::temp_audit_dir;
 
+using warden::test::open_log;
 using warden::test::read_lines;
 using warden::test::write_lines;
 
 // Options for a log at `t` that redacts credentials in peer values.
 audit_options redacting(const temp_log& t) {
   audit_options options;
-  options.path = t.path;
+  options.path = t.log;
   options.redact_secrets = true;
   return options;
 }
 
 void write_events(const std::string& path, int count, audit_options options = {}) {
   options.path = path;
-  auto log = audit_log::open(options);
-  REQUIRE(log);
-  for (int i = 0; i < count; ++i) (*log)->record({{"event", "call"}, {"n", i}});
-  (*log)->close();
+  warden::test::write_events(options, 0, count, [](int i) { return json{{"event", "call"}, {"n", i}}; });
 }
 
 }  // namespace
 
 TEST_CASE("records are chained and verify; a second writer continues the chain") {
   temp_log t;
-  write_events(t.path, 5);
-  write_events(t.path, 3);
-  const auto lines = read_lines(t.path);
+  write_events(t.log, 5);
+  write_events(t.log, 3);
+  const auto lines = read_lines(t.log);
   REQUIRE(lines.size() == 8);
   const auto first = check_record(lines[0]);
   REQUIRE(first.ok);
@@ -71,7 +59,7 @@ TEST_CASE("records are chained and verify; a second writer continues the chain")
   CHECK(first.body["seq"] == 1);
   CHECK(check_record(lines[1]).body["prev"] == first.hash);
   CHECK(check_record(lines[7]).body["seq"] == 8);
-  const auto report = verify_log(t.path);
+  const auto report = verify_log(t.log);
   CHECK(report.ok);
   CHECK(report.records == 8);
   CHECK(report.torn_tail.empty());
@@ -79,16 +67,16 @@ TEST_CASE("records are chained and verify; a second writer continues the chain")
 
 TEST_CASE("verify finds the first bad record: edited, deleted, reordered") {
   temp_log t;
-  write_events(t.path, 6);
-  auto lines = read_lines(t.path);
+  write_events(t.log, 6);
+  auto lines = read_lines(t.log);
   SUBCASE("edited") {
     const auto at = lines[2].find("\"n\":2");
     REQUIRE(at != std::string::npos);
     lines[2].replace(at, 5, "\"n\":9");
-    write_lines(t.path, lines);
-    const auto r = verify_log(t.path);
+    write_lines(t.log, lines);
+    const auto r = verify_log(t.log);
     CHECK_FALSE(r.ok);
-    CHECK(r.problem == t.path + ":3: record content does not match its hash (the record was edited)");
+    CHECK(r.problem == t.log + ":3: record content does not match its hash (the record was edited)");
   }
   SUBCASE("edited with its own hash recomputed") {
     auto c = check_record(lines[2]);
@@ -98,52 +86,52 @@ TEST_CASE("verify finds the first bad record: edited, deleted, reordered") {
     // Re-sign the record as a forger would; the next record's prev still gives it away.
     std::string signed_line = text.substr(0, text.size() - 1) + ",\"hash\":\"" + warden::config::sha256_hex(text) + "\"}";
     lines[2] = signed_line;
-    write_lines(t.path, lines);
-    const auto r = verify_log(t.path);
+    write_lines(t.log, lines);
+    const auto r = verify_log(t.log);
     CHECK_FALSE(r.ok);
-    CHECK(r.problem.rfind(t.path + ":4: chain broken:", 0) == 0);
+    CHECK(r.problem.rfind(t.log + ":4: chain broken:", 0) == 0);
     CHECK(r.records == 3);
   }
   SUBCASE("deleted") {
     lines.erase(lines.begin() + 3);
-    write_lines(t.path, lines);
-    const auto r = verify_log(t.path);
+    write_lines(t.log, lines);
+    const auto r = verify_log(t.log);
     CHECK_FALSE(r.ok);
-    CHECK(r.problem == t.path +
+    CHECK(r.problem == t.log +
                            ":4: chain broken: \"prev\" does not match the hash of the record before it; expected seq 4, "
                            "found seq 5 (records deleted or moved)");
   }
   SUBCASE("reordered") {
     std::swap(lines[1], lines[4]);
-    write_lines(t.path, lines);
-    const auto r = verify_log(t.path);
+    write_lines(t.log, lines);
+    const auto r = verify_log(t.log);
     CHECK_FALSE(r.ok);
-    CHECK(r.problem.rfind(t.path + ":2: chain broken:", 0) == 0);
+    CHECK(r.problem.rfind(t.log + ":2: chain broken:", 0) == 0);
   }
   SUBCASE("a line that is not a record") {
     lines[0] = "{\"event\":\"forged\"}";
-    write_lines(t.path, lines);
-    const auto r = verify_log(t.path);
-    CHECK(r.problem == t.path + ":1: not a record (no trailing \"hash\" member)");
+    write_lines(t.log, lines);
+    const auto r = verify_log(t.log);
+    CHECK(r.problem == t.log + ":1: not a record (no trailing \"hash\" member)");
   }
 }
 
 TEST_CASE("a torn last line (kill -9 mid-write) is reported, not treated as tampering; the next writer repairs it") {
   temp_log t;
-  write_events(t.path, 3);
+  write_events(t.log, 3);
   {
-    std::ofstream out(t.path, std::ios::app);
+    std::ofstream out(t.log, std::ios::app);
     out << "{\"event\":\"call\",\"n\":";  // no newline: the writer died here
   }
-  auto r = verify_log(t.path);
+  auto r = verify_log(t.log);
   CHECK(r.ok);
   CHECK(r.records == 3);
-  CHECK(r.torn_tail == t.path + ":4: incomplete last record (20 bytes, the writer stopped mid-write); not counted");
-  write_events(t.path, 1);
-  r = verify_log(t.path);
+  CHECK(r.torn_tail == t.log + ":4: incomplete last record (20 bytes, the writer stopped mid-write); not counted");
+  write_events(t.log, 1);
+  r = verify_log(t.log);
   CHECK(r.ok);
   CHECK(r.torn_tail.empty());
-  const auto lines = read_lines(t.path);
+  const auto lines = read_lines(t.log);
   REQUIRE(lines.size() == 5);
   CHECK(check_record(lines[3]).body["event"] == "torn_tail_discarded");
   CHECK(check_record(lines[3]).body["bytes"] == 20);
@@ -153,17 +141,17 @@ TEST_CASE("rotation keeps the chain across files") {
   temp_log t;
   audit_options options;
   options.rotate_bytes = 600;
-  write_events(t.path, 20, options);
-  CHECK(std::filesystem::exists(t.path + ".1"));
-  const auto r = verify_log(t.path);
+  write_events(t.log, 20, options);
+  CHECK(std::filesystem::exists(t.log + ".1"));
+  const auto r = verify_log(t.log);
   CHECK_MESSAGE(r.ok, r.problem);
   CHECK(r.files.size() >= 2);
   CHECK(r.records >= 20);
   SUBCASE("deleting a rotated file in the middle breaks the chain") {
-    if (std::filesystem::exists(t.path + ".2")) {
-      std::filesystem::remove(t.path + ".1");
-      std::filesystem::rename(t.path + ".2", t.path + ".1");
-      CHECK_FALSE(verify_log(t.path).ok);
+    if (std::filesystem::exists(t.log + ".2")) {
+      std::filesystem::remove(t.log + ".1");
+      std::filesystem::rename(t.log + ".2", t.log + ".1");
+      CHECK_FALSE(verify_log(t.log).ok);
     }
   }
 }
@@ -173,13 +161,12 @@ TEST_CASE("redaction runs before chaining; a full queue records that it dropped"
   audit_options options = redacting(t);
   options.queue_capacity = 2;
   options.full_wait = std::chrono::milliseconds(0);  // no back-pressure: a full queue drops
-  auto log = audit_log::open(options);
-  REQUIRE(log);
-  for (int i = 0; i < 200; ++i) (*log)->record({{"event", "call"}, {"arguments", {{"key", "AKIAIOSFODNN7EXAMPLE"}}}});
-  (*log)->close();
-  const auto stats = (*log)->stats();
+  auto log = open_log(options);
+  for (int i = 0; i < 200; ++i) log->record({{"event", "call"}, {"arguments", {{"key", "AKIAIOSFODNN7EXAMPLE"}}}});
+  log->close();
+  const auto stats = log->stats();
   CHECK(stats.written + stats.dropped == 200);
-  const auto lines = read_lines(t.path);
+  const auto lines = read_lines(t.log);
   std::uint64_t reported = 0;
   for (const auto& line : lines) {
     CHECK(line.find("AKIAIOSFODNN7EXAMPLE") == std::string::npos);
@@ -188,7 +175,7 @@ TEST_CASE("redaction runs before chaining; a full queue records that it dropped"
     if (c.body["event"] == "records_dropped") reported += c.body["count"].get<std::uint64_t>();
   }
   CHECK(reported == stats.dropped);
-  CHECK(verify_log(t.path).ok);
+  CHECK(verify_log(t.log).ok);
 }
 
 // The writer used to build each record as a document: redact the members mcp-warden does not
@@ -337,11 +324,10 @@ TEST_CASE("a call record written through the policy inspector: peer values redac
   audit_options options = redacting(t);
   options.max_string = 2048;
   options.max_depth = 12;
-  auto log = audit_log::open(options);
-  REQUIRE(log);
+  auto log = open_log(options);
   policy_inspector_options settings;
   settings.mode = warden::config::mode::audit;
-  settings.audit = log->get();
+  settings.audit = log.get();
   settings.session_id = "session-1";
   auto inspector = policy_inspector::create(settings);
   REQUIRE(inspector);
@@ -352,9 +338,9 @@ TEST_CASE("a call record written through the policy inspector: peer values redac
   (*inspector)->inspect(call, message_context{direction::client_to_server, request});
   const message answer = parse_message(response, {}).value;
   (*inspector)->inspect(answer, message_context{direction::server_to_client, response});
-  (*log)->close();
+  log->close();
   int calls = 0;
-  for (const auto& line : read_lines(t.path)) {
+  for (const auto& line : read_lines(t.log)) {
     CHECK(line.find("AKIAIOSFODNN7EXAMPLE") == std::string::npos);
     const auto c = check_record(line);
     REQUIRE(c.ok);
@@ -392,20 +378,19 @@ struct built_on_writer final : deferred_record {
 
 TEST_CASE("a deferred record is built and redacted on the writer; one that cannot be built keeps its place in the chain") {
   temp_log t;
-  auto log = audit_log::open(redacting(t));
-  REQUIRE(log);
+  auto log = open_log(redacting(t));
   std::thread::id builder;
   for (int i = 0; i < 3; ++i) {
     auto event = std::make_unique<built_on_writer>();
     event->number = i;
     event->fail = i == 1;
     event->built_by = i == 0 ? &builder : nullptr;
-    (*log)->record(std::move(event));
+    log->record(std::move(event));
   }
-  (*log)->close();
+  log->close();
   CHECK(builder != std::thread::id{});
   CHECK(builder != std::this_thread::get_id());
-  const auto lines = read_lines(t.path);
+  const auto lines = read_lines(t.log);
   REQUIRE(lines.size() == 3);
   std::vector<json> bodies;
   for (const auto& line : lines) {
@@ -419,24 +404,23 @@ TEST_CASE("a deferred record is built and redacted on the writer; one that canno
   CHECK(bodies[1]["event"] == "unknown");
   CHECK(bodies[1]["redaction_failed"] == true);
   CHECK(bodies[2]["n"] == 2);
-  CHECK((*log)->stats().written == 3);
-  CHECK(verify_log(t.path).ok);
+  CHECK(log->stats().written == 3);
+  CHECK(verify_log(t.log).ok);
 }
 
 TEST_CASE("a full queue slows the caller to the writer's pace instead of losing records") {
   temp_log t;
   audit_options options = redacting(t);
   options.queue_capacity = 2;
-  auto log = audit_log::open(options);
-  REQUIRE(log);
-  for (int i = 0; i < 2000; ++i) (*log)->record({{"event", "call"}, {"n", i}});
-  (*log)->close();
-  CHECK((*log)->stats().written == 2000);
-  CHECK((*log)->stats().dropped == 0);
-  const auto lines = read_lines(t.path);
+  auto log = open_log(options);
+  for (int i = 0; i < 2000; ++i) log->record({{"event", "call"}, {"n", i}});
+  log->close();
+  CHECK(log->stats().written == 2000);
+  CHECK(log->stats().dropped == 0);
+  const auto lines = read_lines(t.log);
   REQUIRE(lines.size() == 2000);
   CHECK(check_record(lines.back()).body["n"] == 1999);
-  CHECK(verify_log(t.path).ok);
+  CHECK(verify_log(t.log).ok);
 }
 
 namespace {
@@ -457,17 +441,16 @@ bool has_thread(const std::string& name) {
 TEST_CASE("the writer thread is named warden-audit while the log is open") {
   temp_log t;
   audit_options options;
-  options.path = t.path;
-  auto log = audit_log::open(options);
-  REQUIRE(log);
-  (*log)->record({{"event", "call"}});
+  options.path = t.log;
+  auto log = open_log(options);
+  log->record({{"event", "call"}});
   bool named = false;
   // The writer names itself when it starts: wait for it to have started.
   for (int i = 0; i < 500 && !(named = has_thread("warden-audit")); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   CHECK(named);
-  (*log)->close();
+  log->close();
   CHECK_FALSE(has_thread("warden-audit"));
-  CHECK(read_lines(t.path).size() == 1);
+  CHECK(read_lines(t.log).size() == 1);
 }
 
 namespace {
@@ -497,30 +480,29 @@ TEST_CASE("a stalled writer: one wait of full_wait, then records are dropped at 
   audit_options options = redacting(t);
   options.queue_capacity = 2;
   options.full_wait = std::chrono::milliseconds(100);
-  auto log = audit_log::open(options);
-  REQUIRE(log);
+  auto log = open_log(options);
   std::atomic<bool> taken{false};
-  (*log)->record(std::make_unique<slow_to_build>(std::chrono::milliseconds(1500), taken));
+  log->record(std::make_unique<slow_to_build>(std::chrono::milliseconds(1500), taken));
   REQUIRE(wait_until([&] { return taken.load(); }));  // the writer has taken it: the queue is empty
   const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < 100; ++i) (*log)->record({{"event", "call"}, {"n", i}});
+  for (int i = 0; i < 100; ++i) log->record({{"event", "call"}, {"n", i}});
   const auto waited = std::chrono::steady_clock::now() - start;
   // Two fit in the queue, the third waits once for full_wait, the other 97 do not wait (else
   // this would take 9.8 s).
   CHECK(waited >= std::chrono::milliseconds(90));
   CHECK(waited < std::chrono::milliseconds(1400));
-  (*log)->close();
-  const auto stats = (*log)->stats();
+  log->close();
+  const auto stats = log->stats();
   CHECK(stats.dropped == 98);
   CHECK(stats.written == 3);
   std::uint64_t announced = 0;
-  for (const auto& line : read_lines(t.path)) {
+  for (const auto& line : read_lines(t.log)) {
     const auto c = check_record(line);
     REQUIRE(c.ok);
     if (c.body["event"] == "records_dropped") announced += c.body["count"].get<std::uint64_t>();
   }
   CHECK(announced == 98);
-  CHECK(verify_log(t.path).ok);
+  CHECK(verify_log(t.log).ok);
 }
 
 namespace {
@@ -582,12 +564,10 @@ struct log_behind_gate {
   std::promise<void> gate;
 
   log_behind_gate() {
-    auto opened = audit_log::open(redacting(t));
-    REQUIRE(opened);
-    log = std::move(*opened);
+    log = open_log(redacting(t));
     log->record({{"event", "start"}});
-    REQUIRE(wait_until([&] { return read_lines(t.path).size() == 1; }));
-    size0 = std::filesystem::file_size(t.path);
+    REQUIRE(wait_until([&] { return read_lines(t.log).size() == 1; }));
+    size0 = std::filesystem::file_size(t.log);
     std::atomic<bool> gate_taken{false};
     log->record(std::make_unique<gated_record>(gate.get_future().share(), gate_taken));
     REQUIRE(wait_until([&] { return gate_taken.load(); }));
@@ -601,11 +581,11 @@ TEST_CASE("a write the disk takes in part keeps the whole records that reached i
     file_size_limit disk_full(held.size0 + 4000);  // the gate and ~3 calls fit
     held.gate.set_value();
     REQUIRE(wait_until([&] { return held.log->stats().write_errors > 0; }));
-    CHECK(std::filesystem::file_size(held.t.path) <= held.size0 + 4000);
+    CHECK(std::filesystem::file_size(held.t.log) <= held.size0 + 4000);
   }
   held.log->record({{"event", "after"}});
   held.log->close();
-  const auto contents = read_records(held.t.path);
+  const auto contents = read_records(held.t.log);
   CHECK(contents.calls >= 2);  // kept, though the text they were in was not written whole
   CHECK(contents.calls + contents.announced == 10);
   CHECK(contents.events.back() == "after");
@@ -613,7 +593,7 @@ TEST_CASE("a write the disk takes in part keeps the whole records that reached i
   CHECK(stats.dropped == contents.announced);
   CHECK(stats.not_announced == 0);
   CHECK(stats.written == contents.calls + 3);  // start, gate, after
-  CHECK(verify_log(held.t.path).ok);
+  CHECK(verify_log(held.t.log).ok);
 }
 
 TEST_CASE("closing after a failed write: the loss gets one more try with the records_dropped note alone") {
@@ -627,31 +607,30 @@ TEST_CASE("closing after a failed write: the loss gets one more try with the rec
     held.gate.set_value();
     closer.join();
   }
-  const auto contents = read_records(held.t.path);
+  const auto contents = read_records(held.t.log);
   CHECK(contents.calls == 1);
   CHECK(contents.announced == 9);
   CHECK(contents.events.back() == "records_dropped");
   const auto stats = held.log->stats();
   CHECK(stats.dropped == 9);
   CHECK(stats.not_announced == 0);
-  CHECK(verify_log(held.t.path).ok);
+  CHECK(verify_log(held.t.log).ok);
 }
 
 TEST_CASE("a log that takes no more writes until close: stats say the loss is not announced in it") {
   temp_log t;
-  auto log = audit_log::open(redacting(t));
-  REQUIRE(log);
-  (*log)->record({{"event", "start"}});
-  REQUIRE(wait_until([&] { return read_lines(t.path).size() == 1; }));
+  auto log = open_log(redacting(t));
+  log->record({{"event", "start"}});
+  REQUIRE(wait_until([&] { return read_lines(t.log).size() == 1; }));
   {
-    file_size_limit disk_full(std::filesystem::file_size(t.path));
-    for (int i = 0; i < 3; ++i) (*log)->record(padded_call(i));
-    (*log)->close();
+    file_size_limit disk_full(std::filesystem::file_size(t.log));
+    for (int i = 0; i < 3; ++i) log->record(padded_call(i));
+    log->close();
   }
-  const auto stats = (*log)->stats();
+  const auto stats = log->stats();
   CHECK(stats.dropped == 3);
   CHECK(stats.not_announced == 3);
   CHECK(stats.write_errors >= 2);  // the batch, then the note alone
-  CHECK(read_lines(t.path).size() == 1);
-  CHECK(verify_log(t.path).ok);
+  CHECK(read_lines(t.log).size() == 1);
+  CHECK(verify_log(t.log).ok);
 }

@@ -17,17 +17,27 @@
 #include "proxy/audit_log.hpp"
 
 using namespace warden::proxy;
+using namespace warden::test;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct temp_dir : warden::test::temp_audit_dir {
-  temp_dir() : temp_audit_dir("warden-signer") {}
+// What verify_log counts in a signed log, and where it found the last checkpoint ("FILE:LINE").
+struct signed_counts {
+  std::uint64_t records = 0, checkpoints = 0, signed_records = 0, unsigned_tail = 0;
+  std::string last_checkpoint;
+  bool operator==(const signed_counts&) const = default;
 };
 
-using warden::test::read_lines;
-using warden::test::write_lines;
+std::ostream& operator<<(std::ostream& out, const signed_counts& c) {
+  return out << "{records " << c.records << ", checkpoints " << c.checkpoints << ", signed " << c.signed_records
+             << ", unsigned tail " << c.unsigned_tail << ", last checkpoint " << c.last_checkpoint << "}";
+}
+
+signed_counts counts_of(const verify_report& r) {
+  return {r.records, r.checkpoints, r.signed_records, r.unsigned_tail, r.last_checkpoint};
+}
 
 // A key pair PREFIX.key / PREFIX.pub in `t`: the signer and a verifier for it.
 struct key_pair {
@@ -35,17 +45,17 @@ struct key_pair {
   std::shared_ptr<const checkpoint_signer> signer;
   checkpoint_verifier verifier;
 };
-key_pair make_keys(const temp_dir& t, const std::string& name) {
+key_pair make_keys(const temp_audit_dir& t, const std::string& name) {
   key_pair k;
   k.prefix = t.path(name);
   auto id = generate_checkpoint_key(k.prefix);
-  REQUIRE_MESSAGE(id, id.error_message());
+  REQUIRE_MESSAGE(id, (id ? std::string() : id.error_message()));
   k.id = *id;
   auto signer = checkpoint_signer::load(k.prefix + ".key");
-  REQUIRE_MESSAGE(signer, signer.error_message());
+  REQUIRE_MESSAGE(signer, (signer ? std::string() : signer.error_message()));
   k.signer = *signer;
   auto verifier = checkpoint_verifier::load({k.prefix + ".pub"});
-  REQUIRE_MESSAGE(verifier, verifier.error_message());
+  REQUIRE_MESSAGE(verifier, (verifier ? std::string() : verifier.error_message()));
   k.verifier = std::move(*verifier);
   return k;
 }
@@ -57,10 +67,7 @@ void write_events(const std::string& path, int count, std::shared_ptr<const chec
   options.signer = std::move(signer);
   options.checkpoint_records = every;
   options.rotate_bytes = rotate_bytes;
-  auto log = audit_log::open(options);
-  REQUIRE(log);
-  for (int i = 0; i < count; ++i) (*log)->record({{"event", "call"}, {"n", i}});
-  (*log)->close();
+  warden::test::write_events(options, 0, count, [](int i) { return json{{"event", "call"}, {"n", i}}; });
 }
 
 bool is_checkpoint(const std::string& line) { return check_record(line).body.value("event", "") == "checkpoint"; }
@@ -98,7 +105,7 @@ TEST_CASE("the signed bytes are the documented string") {
 }
 
 TEST_CASE("keygen writes a private key only its owner can read and the public key; it never overwrites") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   CHECK(k.id.size() == 16);
   struct stat info {};
@@ -117,7 +124,7 @@ TEST_CASE("keygen writes a private key only its owner can read and the public ke
 }
 
 TEST_CASE("a signing key that cannot be used is refused with a clear message") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   const std::string key = k.prefix + ".key";
   const auto refused = [](const std::string& path) {
@@ -163,7 +170,7 @@ TEST_CASE("a signing key that cannot be used is refused with a clear message") {
 }
 
 TEST_CASE("a signed log: checkpoints every N records and at close, each signing the record before it") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   write_events(t.log, 25, k.signer, 10);
   const auto lines = read_lines(t.log);
@@ -181,11 +188,7 @@ TEST_CASE("a signed log: checkpoints every N records and at close, each signing 
 
   const auto r = verify_log(t.log, &k.verifier);
   CHECK_MESSAGE(r.ok, r.problem);
-  CHECK(r.records == 28);
-  CHECK(r.checkpoints == 3);
-  CHECK(r.signed_records == 27);
-  CHECK(r.unsigned_tail == 0);
-  CHECK(r.last_checkpoint == t.log + ":28");
+  CHECK(counts_of(r) == signed_counts{28, 3, 27, 0, t.log + ":28"});
 
   SUBCASE("without keys the checkpoints are chain records like the others") {
     const auto plain = verify_log(t.log);
@@ -197,7 +200,7 @@ TEST_CASE("a signed log: checkpoints every N records and at close, each signing 
 }
 
 TEST_CASE("verify with keys fails on a wrong key, a rewritten chain, and a log without checkpoints") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   write_events(t.log, 25, k.signer, 10);
   auto lines = read_lines(t.log);
@@ -283,30 +286,25 @@ TEST_CASE("verify with keys fails on a wrong key, a rewritten chain, and a log w
 }
 
 TEST_CASE("records after the last checkpoint are an unsigned tail: reported, not a failure") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   write_events(t.log, 5, k.signer);
   write_events(t.log, 3, nullptr);  // a writer without the key appends
   const auto r = verify_log(t.log, &k.verifier);
   CHECK_MESSAGE(r.ok, r.problem);
-  CHECK(r.records == 9);
-  CHECK(r.checkpoints == 1);
-  CHECK(r.signed_records == 5);
-  CHECK(r.unsigned_tail == 3);
-  CHECK(r.last_checkpoint == t.log + ":6");
+  CHECK(counts_of(r) == signed_counts{9, 1, 5, 3, t.log + ":6"});
 }
 
 TEST_CASE("a checkpoint follows within checkpoint_interval of an unsigned record while the log stays open") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   audit_options options;
   options.path = t.log;
   options.signer = k.signer;
   options.checkpoint_interval = std::chrono::milliseconds(50);
   options.sync_interval = std::chrono::milliseconds(20);  // the writer's idle wake-up
-  auto log = audit_log::open(options);
-  REQUIRE(log);
-  (*log)->record({{"event", "call"}});
+  auto log = open_log(options);
+  log->record({{"event", "call"}});
   bool signed_in_time = false;
   for (int i = 0; i < 500 && !signed_in_time; ++i) {  // up to five seconds on a loaded machine
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -314,13 +312,13 @@ TEST_CASE("a checkpoint follows within checkpoint_interval of an unsigned record
     signed_in_time = lines.size() == 2 && is_checkpoint(lines[1]);
   }
   CHECK(signed_in_time);
-  (*log)->close();
+  log->close();
   CHECK(read_lines(t.log).size() == 2);  // nothing unsigned left: no second checkpoint at close
   CHECK(verify_log(t.log, &k.verifier).ok);
 }
 
 TEST_CASE("rotation: every rotated file ends with a checkpoint and the chain verifies across files") {
-  temp_dir t;
+  temp_audit_dir t;
   const auto k = make_keys(t, "signing");
   write_events(t.log, 20, k.signer, 1000, 1200);
   REQUIRE(fs::exists(t.log + ".2"));

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "file_lines.hpp"
 #include "proxy/audit_log.hpp"
 #include "proxy/audit_spool.hpp"
 
@@ -54,6 +55,11 @@ class receiver {
   bool wait_for(std::size_t count) {
     std::unique_lock lock(mutex_);
     return arrived_.wait_for(lock, 20s, [&] { return messages_.size() >= count; });
+  }
+  // Until `message` is the latest to have arrived (the end of what was written).
+  bool wait_for_last(const std::string& message) {
+    std::unique_lock lock(mutex_);
+    return arrived_.wait_for(lock, 20s, [&] { return !messages_.empty() && messages_.back() == message; });
   }
   std::vector<std::string> messages() {
     std::lock_guard lock(mutex_);
@@ -116,24 +122,8 @@ class receiver {
   int connections_ = 0;
 };
 
-struct temp_dir {
-  fs::path dir;
-  std::string audit;
-  temp_dir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() / ("warden-syslog-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-    fs::create_directories(dir);
-    audit = (dir / "audit.jsonl").string();
-  }
-  ~temp_dir() { fs::remove_all(dir); }
-};
-
-std::vector<std::string> file_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> out;
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
+using temp_dir = warden::test::temp_audit_dir;
+using warden::test::read_lines;
 
 syslog_options to(std::uint16_t port, const std::string& audit) {
   syslog_options options;
@@ -148,17 +138,16 @@ void write_events(const std::string& path, int from, int count, std::shared_ptr<
   audit_options options;
   options.path = path;
   options.sink = std::move(sink);
-  auto log = audit_log::open(options);
-  REQUIRE(log);
-  for (int i = from; i < from + count; ++i) (*log)->record({{"event", "call"}, {"n", i}, {"text", "caf\xc3\xa9 \"quoted\""}});
-  (*log)->close();
+  warden::test::write_events(options, from, count, [](int i) {
+    return nlohmann::json{{"event", "call"}, {"n", i}, {"text", "caf\xc3\xa9 \"quoted\""}};
+  });
 }
 
 std::shared_ptr<audit_spool> open_spool(const std::string& audit) {
   spool_options options;
   options.audit_path = audit;
   auto spool = audit_spool::open(options);
-  REQUIRE_MESSAGE(spool, spool.error_message());
+  REQUIRE_MESSAGE(spool, (spool ? std::string() : spool.error_message()));
   return *spool;
 }
 
@@ -184,7 +173,7 @@ TEST_CASE("a record is the MSG of an RFC 5424 message in an octet-counted frame"
 TEST_CASE("receiver URLs: tcp:// and tls://, a port or the scheme's default, IPv6 in brackets") {
   auto check = [](std::string_view url, bool tls, std::string host, std::uint16_t port) {
     auto target = parse_syslog_url(url);
-    REQUIRE_MESSAGE(target, target.error_message());
+    REQUIRE_MESSAGE(target, (target ? std::string() : target.error_message()));
     CHECK(target->tls == tls);
     CHECK(target->host == host);
     CHECK(target->port == port);
@@ -205,24 +194,27 @@ TEST_CASE("receiver URLs: tcp:// and tls://, a port or the scheme's default, IPv
 TEST_CASE("the shipper delivers every record in file order; a dropped connection is resent from the last confirmed record") {
   temp_dir t;
   receiver r;
-  auto spool = open_spool(t.audit);
-  auto shipper = syslog_shipper::start(to(r.port(), t.audit), spool);
+  auto spool = open_spool(t.log);
+  auto shipper = syslog_shipper::start(to(r.port(), t.log), spool);
   REQUIRE(shipper);
   SUBCASE("a steady connection: each record once, byte for byte") {
-    write_events(t.audit, 0, 50, spool);
+    write_events(t.log, 0, 50, spool);
     REQUIRE(r.wait_for(50));
     (*shipper)->stop();
-    CHECK(r.messages() == file_lines(t.audit));
+    CHECK(r.messages() == read_lines(t.log));
     CHECK(r.headers()[0].starts_with("<110>1 "));
     CHECK(r.headers()[0].ends_with(" mcp-warden " + std::to_string(::getpid()) + " audit.jsonl - "));
     CHECK(spool->stats().unconfirmed == 0);
   }
   SUBCASE("the receiver closes after 20 records with more unread: they come again, in order") {
     r.drop_at(20);
-    write_events(t.audit, 0, 200, spool);
-    const auto lines = file_lines(t.audit);
-    // Each record at least once; after the break the stream restarts at or before record 21.
+    write_events(t.log, 0, 200, spool);
+    const auto lines = read_lines(t.log);
+    // Each record at least once; after the break the stream restarts at or before record 21, so
+    // more than lines.size() arrive, the last of them the last record. (Waiting for the count
+    // alone read the stream before its end when the shipper was slow, as under TSan.)
     REQUIRE(r.wait_for(lines.size() + 1));
+    REQUIRE(r.wait_for_last(lines.back()));
     (*shipper)->stop();
     const auto got = r.messages();
     CHECK(r.connections() == 2);
@@ -249,20 +241,20 @@ TEST_CASE("with the receiver away, stop() does not wait, and the records stay sp
   std::uint16_t port = 0;
   { receiver gone; port = gone.port(); }  // nothing listens there now
   {
-    auto spool = open_spool(t.audit);
-    auto shipper = syslog_shipper::start(to(port, t.audit), spool);
+    auto spool = open_spool(t.log);
+    auto shipper = syslog_shipper::start(to(port, t.log), spool);
     REQUIRE(shipper);
-    write_events(t.audit, 0, 10, spool);
+    write_events(t.log, 0, 10, spool);
     const auto before = std::chrono::steady_clock::now();
     (*shipper)->stop();
     CHECK(std::chrono::steady_clock::now() - before < 1s);
-    CHECK(spool->stats().unconfirmed == fs::file_size(t.audit));
+    CHECK(spool->stats().unconfirmed == fs::file_size(t.log));
   }
   receiver r;
-  auto spool = open_spool(t.audit);
-  auto shipper = syslog_shipper::start(to(r.port(), t.audit), spool);
+  auto spool = open_spool(t.log);
+  auto shipper = syslog_shipper::start(to(r.port(), t.log), spool);
   REQUIRE(shipper);
   REQUIRE(r.wait_for(10));
   (*shipper)->stop();
-  CHECK(r.messages() == file_lines(t.audit));
+  CHECK(r.messages() == read_lines(t.log));
 }

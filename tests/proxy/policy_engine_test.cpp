@@ -17,7 +17,7 @@ namespace {
 
 config::policy parse(std::string_view text) {
   auto parsed = config::parse_policy(text, "test.json");
-  REQUIRE_MESSAGE(parsed, parsed.error_message());
+  REQUIRE_MESSAGE(parsed, (parsed ? std::string() : parsed.error_message()));
   return *parsed;
 }
 

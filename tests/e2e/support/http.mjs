@@ -1,10 +1,24 @@
 // Helpers for the HTTP suites: start processes and wait for their "listening" line, SDK clients
 // over Streamable HTTP / SSE / stdio-through-mcp-warden, raw HTTP requests with any headers.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { EVERYTHING_JS, PEERS_MODULES, sdk, wardenBin } from './peers.mjs';
+
+/**
+ * A test CA (DIR/ca.pem) and a server certificate for localhost it signed (DIR/server.pem, key
+ * DIR/server.key), made with openssl; `altNames` is the certificate's subjectAltName.
+ */
+export function makeTestCertificates(dir, altNames = 'DNS:localhost') {
+  const f = (n) => join(dir, n);
+  const ssl = (...args) => execFileSync('openssl', args, { stdio: 'pipe' });
+  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj', '/CN=mcp-warden test CA');
+  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=localhost');
+  writeFileSync(f('ext.cnf'), `subjectAltName=${altNames}\n`);
+  ssl('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.pem'), '-days', '2', '-extfile', f('ext.cnf'));
+}
 
 const sdkEsm = join(PEERS_MODULES, '@modelcontextprotocol/sdk/dist/esm');
 export const sdkHttp = {

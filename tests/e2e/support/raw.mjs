@@ -187,3 +187,17 @@ export async function reap(peer) {
   if (!peer.exitInfo) { peer.kill('SIGKILL'); await peer.waitExit(5000).catch(() => {}); }
   for (const k of kids) { try { process.kill(k, 'SIGKILL'); } catch { /* gone */ } }
 }
+
+/**
+ * Runs `body(peer)` with the peer that `starting` resolves to, then ends it with `teardown`
+ * (default: reap) whatever happened.
+ */
+export async function withPeer(starting, body, teardown = reap) {
+  let peer;
+  try {
+    peer = await starting;
+    return await body(peer);
+  } finally {
+    if (peer) await teardown(peer);
+  }
+}
