@@ -9,11 +9,13 @@
 #include <bit>
 #include <cstdio>
 
+#include "analysis/char_classes.hpp"
 #include "analysis/text.hpp"
 
 namespace warden::analysis {
 namespace {
 
+using namespace chars;
 using text::invalid_code_point;
 
 using text::high_bits;
@@ -126,49 +128,6 @@ thresholds thresholds_for(text_kind kind) {
   return {24, 64, 10};
 }
 
-bool is_space_like(char32_t cp) {
-  return cp == ' ' || cp == '\t' || cp == 0xA0 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F ||
-         cp == 0x205F || cp == 0x3000 || cp == 0x1680;
-}
-
-bool is_emoji_like(char32_t cp) {
-  auto c = static_cast<UChar32>(cp);
-  return u_hasBinaryProperty(c, UCHAR_EXTENDED_PICTOGRAPHIC) || u_hasBinaryProperty(c, UCHAR_EMOJI_MODIFIER) ||
-         u_hasBinaryProperty(c, UCHAR_REGIONAL_INDICATOR) || cp == 0xFE0F || cp == 0x20E3;
-}
-
-// Scripts whose orthography uses ZWJ/ZWNJ (Arabic, Persian, Indic, ...): anything that is a letter
-// or mark outside Latin/Greek/Cyrillic/Common.
-bool is_joining_script_char(char32_t cp) {
-  if (cp == invalid_code_point || cp < 0x80) return false;
-  UErrorCode status = U_ZERO_ERROR;
-  auto script = uscript_getScript(static_cast<UChar32>(cp), &status);
-  if (U_FAILURE(status)) return false;
-  return script != USCRIPT_LATIN && script != USCRIPT_COMMON && script != USCRIPT_INHERITED &&
-         script != USCRIPT_GREEK && script != USCRIPT_CYRILLIC && script != USCRIPT_UNKNOWN;
-}
-
-bool is_rtl(char32_t cp) {
-  auto dir = u_charDirection(static_cast<UChar32>(cp));
-  return dir == U_RIGHT_TO_LEFT || dir == U_RIGHT_TO_LEFT_ARABIC;
-}
-
-bool is_variation_selector(char32_t cp) {
-  return (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF);
-}
-
-bool is_tag(char32_t cp) { return cp >= 0xE0000 && cp <= 0xE007F; }
-
-bool is_bidi_control(char32_t cp) { return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069); }
-
-// Default-ignorable or format characters that are neither variation selectors nor tags (those have
-// checks of their own).
-bool is_invisible_format(char32_t cp) {
-  if (cp == invalid_code_point || cp < 0x80 || is_variation_selector(cp) || is_tag(cp)) return false;
-  const auto c = static_cast<UChar32>(cp);
-  return u_hasBinaryProperty(c, UCHAR_DEFAULT_IGNORABLE_CODE_POINT) || u_charType(c) == U_FORMAT_CHAR;
-}
-
 // Properties of a non-ASCII code point that the scan asks for on every character, as bits.
 constexpr std::uint8_t cp_alpha = 1, cp_latin = 2, cp_rtl = 4, cp_word = 8,
                        cp_ordinary = 16,  // no check applies: not a space, control, mark, tag, ...
@@ -220,62 +179,6 @@ const std::array<bool, 3 * 64>& quiet_latin_letters() {
     return quiet;
   }();
   return table;
-}
-
-std::string printable_or_hex(const std::string& bytes) {
-  std::size_t printable = 0;
-  for (unsigned char c : bytes)
-    if ((c >= 0x20 && c < 0x7F) || c == '\n' || c == '\t' || c >= 0x80) ++printable;
-  if (!bytes.empty() && text::is_valid_utf8(bytes) && printable * 10 >= bytes.size() * 9) return bytes;
-  std::string hex;
-  char buffer[4];
-  for (unsigned char c : bytes) {
-    std::snprintf(buffer, sizeof buffer, "%02x", c);
-    hex += buffer;
-  }
-  return "hex:" + hex;
-}
-
-// ESC at raw[i]: returns the length of the sequence and whether it hides or rewrites text.
-std::size_t parse_escape(std::string_view raw, std::size_t i, bool& hiding) {
-  hiding = false;
-  std::size_t j = i + 1;
-  if (j >= raw.size()) return 1;
-  char kind = raw[j];
-  if (kind == '[') {
-    ++j;
-    std::size_t params_start = j;
-    while (j < raw.size() && raw[j] >= 0x30 && raw[j] <= 0x3F) ++j;
-    std::string_view params = raw.substr(params_start, j - params_start);
-    while (j < raw.size() && raw[j] >= 0x20 && raw[j] <= 0x2F) ++j;
-    if (j < raw.size() && raw[j] >= 0x40 && raw[j] <= 0x7E) {
-      char final = raw[j];
-      ++j;
-      if (std::string_view("ABCDEFGHJKSTfsuhl").find(final) != std::string_view::npos) hiding = true;
-      if (final == 'm') {
-        // SGR 8 conceals text; colour codes alone only restyle it.
-        std::size_t k = 0;
-        while (k <= params.size()) {
-          auto semi = params.find(';', k);
-          auto token = params.substr(k, semi == std::string_view::npos ? std::string_view::npos : semi - k);
-          if (token == "8" || token == "08") hiding = true;
-          if (semi == std::string_view::npos) break;
-          k = semi + 1;
-        }
-      }
-    }
-    return j - i;
-  }
-  if (kind == ']' || kind == 'P' || kind == '_' || kind == '^' || kind == 'X') {
-    hiding = true;  // OSC/DCS/APC talk to the terminal itself (title, hyperlinks, clipboard)
-    std::size_t limit = std::min(raw.size(), i + 8192);
-    for (++j; j < limit; ++j) {
-      if (raw[j] == '\x07') return j + 1 - i;
-      if (raw[j] == '\x1b' && j + 1 < raw.size() && raw[j + 1] == '\\') return j + 2 - i;
-    }
-    return j - i;
-  }
-  return 2;
 }
 
 class scanner {
