@@ -36,7 +36,6 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
-constexpr std::string_view meta_protocol_version = "io.modelcontextprotocol/protocolVersion";
 constexpr std::size_t kept_finished_streams = 16;
 
 using request_t = transports::http_request;
@@ -54,12 +53,6 @@ std::string random_id() {
     out += hex[b & 15];
   }
   return out;
-}
-
-std::string one_line(std::string text) {
-  for (char& c : text)
-    if (c == '\n' || c == '\r') c = ' ';
-  return text;
 }
 
 // What a POST body holds, as far as routing is concerned.
@@ -93,7 +86,7 @@ body_summary summarize(const json& doc) {
     const auto meta = params->find("_meta");
     if (meta == params->end() || !meta->is_object()) return;
     if (const auto t = meta->find("progressToken"); t != meta->end()) s.progress_tokens.push_back(id_key(*t));
-    if (const auto v = meta->find(meta_protocol_version); v != meta->end() && v->is_string()) s.modern_version = v->get<std::string>();
+    if (const auto v = meta->find(transports::meta_protocol_version); v != meta->end() && v->is_string()) s.modern_version = v->get<std::string>();
   };
   if (doc.is_array()) {
     if (doc.empty()) s.valid = false;
@@ -583,7 +576,7 @@ asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_
                                   "Bad Request: Mcp-Session-Id header is required");
   }
 
-  std::string body = one_line(std::move(req.body()));
+  std::string body = transports::json_on_one_line(std::move(req.body()));
   if (summary.request_ids.empty()) {
     co_await s->inbound.async_send(error_code{}, std::move(body), use_tuple);
     co_return co_await send(stream, make_http_response(req, http::status::accepted, ""));
@@ -840,7 +833,7 @@ asio::awaitable<bool> http_front::impl::handle_legacy_post(any_stream& stream, r
                                   "Unsupported Media Type: Content-Type must be application/json");
   const json doc = json::parse(req.body(), nullptr, false);
   if (doc.is_discarded()) co_return co_await send_error(stream, req, http::status::bad_request, -32700, "Parse error: invalid JSON");
-  auto [ec] = co_await s->inbound.async_send(error_code{}, one_line(std::move(req.body())), use_tuple);
+  auto [ec] = co_await s->inbound.async_send(error_code{}, transports::json_on_one_line(std::move(req.body())), use_tuple);
   if (ec) co_return co_await send_error(stream, req, http::status::not_found, -32001, "Session not found");
   co_return co_await send(stream, make_http_response(req, http::status::accepted, "Accepted", "text/plain"));
 }

@@ -19,6 +19,7 @@
 #include "transports/beast_stream.hpp"
 #include "transports/http_request.hpp"
 #include "transports/http_rules.hpp"
+#include "transports/http_server.hpp"
 #include "transports/oauth_client.hpp"
 #include "transports/sse_parser.hpp"
 
@@ -35,7 +36,6 @@ namespace {
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 constexpr int server_unavailable = -32000;
 constexpr int limit_exceeded = -32001;
-constexpr std::string_view meta_protocol_version = "io.modelcontextprotocol/protocolVersion";
 
 using output_channel = asio::experimental::channel<void(error_code, frame)>;
 
@@ -86,18 +86,6 @@ message_info classify(std::string_view bytes) {
     note_item(doc, info);
   }
   return info;
-}
-
-std::string error_message_json(const json& id, int code, const std::string& text) {
-  return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", text}}}}.dump();
-}
-
-// JSON bodies may be pretty-printed; the relay's framing is one line per message. Outside
-// strings a raw line break is only whitespace (inside strings JSON forbids it).
-std::string one_line(std::string text) {
-  for (char& c : text)
-    if (c == '\n' || c == '\r') c = ' ';
-  return text;
 }
 
 // The ids answered by a message (a response or a batch of them).
@@ -384,12 +372,12 @@ class upstream_state : public std::enable_shared_from_this<upstream_state> {
   asio::awaitable<void> emit(std::string bytes) {
     frame f;
     f.size = bytes.size();
-    f.bytes = one_line(std::move(bytes));
+    f.bytes = json_on_one_line(std::move(bytes));
     co_await output_.async_send(error_code{}, std::move(f), use_tuple);
   }
 
   asio::awaitable<void> emit_error(const json& id, int code, const std::string& text) {
-    co_await emit(error_message_json(id, code, "mcp-warden: " + text));
+    co_await emit(jsonrpc_error_body(code, "mcp-warden: " + text, id));
   }
 
   asio::awaitable<void> fail_requests(const std::set<std::string>& ids, int code, const std::string& text) {
