@@ -151,9 +151,8 @@ class session::impl {
   session_counters counters_;
 
  private:
-  // --- the six activities of a session ---
-  asio::awaitable<void> relay_client();
-  asio::awaitable<void> relay_server();
+  // --- the activities of a session (relay and drain_queue run once per direction) ---
+  asio::awaitable<void> relay(direction from);
   asio::awaitable<void> drain_queue(message_queue& queue, transports::message_writer& out,
                                     bool& failed, bool& done);
   asio::awaitable<void> watch_child();
@@ -161,6 +160,8 @@ class session::impl {
   asio::awaitable<session_outcome> supervise();
 
   // --- message handling ---
+  asio::awaitable<void> refuse_oversized(direction from, const transports::frame& frame);
+  asio::awaitable<void> refuse_invalid(direction from, const parse_failure& failure, std::string_view bytes);
   bool needs_document(const message& msg, direction from) const;
   asio::awaitable<void> handle_client_message(message& msg, std::string&& raw);
   asio::awaitable<void> handle_server_message(message& msg, std::string&& raw);
@@ -237,8 +238,8 @@ class session::impl {
 // ---------------------------------------------------------------------------------------------
 
 asio::awaitable<session_outcome> session::impl::run() {
-  spawn(relay_client());
-  spawn(relay_server());
+  spawn(relay(direction::client_to_server));
+  spawn(relay(direction::server_to_client));
   spawn(drain_queue(to_client_, *client_out_, client_writer_failed_, client_writer_done_));
   spawn(drain_queue(to_server_, server_->input(), server_writer_failed_, server_writer_done_));
   spawn(watch_child());
@@ -287,89 +288,84 @@ asio::awaitable<void> session::impl::stop_tasks() {
   }
 }
 
-asio::awaitable<void> session::impl::relay_client() {
+// One direction of the session: reads from one end, refuses what cannot be relayed, and hands
+// the rest to that direction's handling, which queues it for the other end. The two directions
+// differ only in what they refuse and how (see refuse_oversized and refuse_invalid).
+asio::awaitable<void> session::impl::relay(direction from) {
+  const bool from_client = from == direction::client_to_server;
+  transports::message_reader& in_stream = from_client ? *client_in_ : server_->output();
+  message_queue& forward_queue = from_client ? to_server_ : to_client_;
+  std::uint64_t& messages = from_client ? counters_.client_messages : counters_.server_messages;
   const parse_limits limits{options_.max_depth, /*document=*/false};
   while (!finished_) {
     transports::read_outcome in;
-    if (!client_in_->try_take_buffered(in.message)) in = co_await client_in_->async_read_message();
-    to_server_.more_coming = client_in_->has_buffered();
+    if (!in_stream.try_take_buffered(in.message)) in = co_await in_stream.async_read_message();
+    forward_queue.more_coming = in_stream.has_buffered();
     if (in.ec) {
       if (in.ec != asio::error::eof && in.ec != asio::error::operation_aborted)
-        spdlog::warn("reading from the client failed: {}", in.ec.message());
+        spdlog::warn("reading from the {} failed: {}", from_client ? "client" : "server", in.ec.message());
       break;
     }
-    ++counters_.client_messages;
+    ++messages;
     if (in.message.oversized) {
-      ++counters_.client_rejected;
-      const json id = salvage_id(in.message);
-      spdlog::warn("client message of {} bytes exceeds the limit of {} bytes; refused",
-                   in.message.size, options_.max_message_bytes);
-      co_await send(to_client_, error_response(id, error_codes::invalid_request,
-                                               "mcp-warden: message of " + std::to_string(in.message.size) +
-                                                   " bytes exceeds the limit of " +
-                                                   std::to_string(options_.max_message_bytes) + " bytes"));
+      co_await refuse_oversized(from, in.message);
       continue;
     }
     parse_outcome parsed = parse_message(in.message.bytes, limits);
     if (!parsed.ok) {
-      ++counters_.client_rejected;
-      spdlog::warn("client sent an invalid message ({}): {}", parsed.failure.reason,
-                   safe_excerpt(in.message.bytes));
-      co_await send(to_client_, error_response(parsed.failure.id, parsed.failure.code,
-                                               "mcp-warden: " + parsed.failure.reason));
+      co_await refuse_invalid(from, parsed.failure, in.message.bytes);
       continue;
     }
-    if (parsed.value.had_invalid_utf8)
+    if (from_client && parsed.value.had_invalid_utf8)
       spdlog::warn("client message contains invalid UTF-8; forwarded unchanged");
-    if (needs_document(parsed.value, direction::client_to_server)) load_document(parsed.value, in.message.bytes);
-    co_await handle_client_message(parsed.value, std::move(in.message.bytes));
-    if (writer_turn_due(to_server_)) co_await asio::post(executor_, asio::use_awaitable);
+    if (needs_document(parsed.value, from)) load_document(parsed.value, in.message.bytes);
+    if (from_client) co_await handle_client_message(parsed.value, std::move(in.message.bytes));
+    else co_await handle_server_message(parsed.value, std::move(in.message.bytes));
+    if (writer_turn_due(forward_queue)) co_await asio::post(executor_, asio::use_awaitable);
   }
-  client_input_done_ = true;
+  (from_client ? client_input_done_ : server_output_done_) = true;
   notify();
 }
 
-asio::awaitable<void> session::impl::relay_server() {
-  const parse_limits limits{options_.max_depth, /*document=*/false};
-  while (!finished_) {
-    transports::read_outcome in;
-    if (!server_->output().try_take_buffered(in.message)) in = co_await server_->output().async_read_message();
-    to_client_.more_coming = server_->output().has_buffered();
-    if (in.ec) {
-      if (in.ec != asio::error::eof && in.ec != asio::error::operation_aborted)
-        spdlog::warn("reading from the server failed: {}", in.ec.message());
-      break;
-    }
-    ++counters_.server_messages;
-    if (in.message.oversized) {
-      ++counters_.server_dropped;
-      const json id = salvage_id(in.message);
-      spdlog::error("server message of {} bytes exceeds the limit of {} bytes; dropped",
-                    in.message.size, options_.max_message_bytes);
-      if (!id.is_null()) {
-        if (auto it = client_requests_.find(id_key(id)); it != client_requests_.end()) {
-          client_requests_.erase(it);
-          co_await send(to_client_, error_response(id, error_codes::limit_exceeded,
-                                                   "mcp-warden: the server's answer (" +
-                                                       std::to_string(in.message.size) +
-                                                       " bytes) exceeds the message size limit"));
-        }
-      }
-      continue;
-    }
-    parse_outcome parsed = parse_message(in.message.bytes, limits);
-    if (!parsed.ok) {
-      ++counters_.server_dropped;
-      spdlog::warn("server sent an invalid message ({}); dropped: {}", parsed.failure.reason,
-                   safe_excerpt(in.message.bytes));
-      continue;
-    }
-    if (needs_document(parsed.value, direction::server_to_client)) load_document(parsed.value, in.message.bytes);
-    co_await handle_server_message(parsed.value, std::move(in.message.bytes));
-    if (writer_turn_due(to_client_)) co_await asio::post(executor_, asio::use_awaitable);
+// A message over --max-message-bytes is never relayed. The client is told about its own (under
+// the id salvaged from the excerpts); the server's is dropped, and when it answers a pending
+// client request the client gets an error for that request instead.
+asio::awaitable<void> session::impl::refuse_oversized(direction from, const transports::frame& frame) {
+  const json id = salvage_id(frame);
+  if (from == direction::client_to_server) {
+    ++counters_.client_rejected;
+    spdlog::warn("client message of {} bytes exceeds the limit of {} bytes; refused",
+                 frame.size, options_.max_message_bytes);
+    co_await send(to_client_, error_response(id, error_codes::invalid_request,
+                                             "mcp-warden: message of " + std::to_string(frame.size) +
+                                                 " bytes exceeds the limit of " +
+                                                 std::to_string(options_.max_message_bytes) + " bytes"));
+    co_return;
   }
-  server_output_done_ = true;
-  notify();
+  ++counters_.server_dropped;
+  spdlog::error("server message of {} bytes exceeds the limit of {} bytes; dropped",
+                frame.size, options_.max_message_bytes);
+  if (id.is_null()) co_return;
+  if (auto it = client_requests_.find(id_key(id)); it != client_requests_.end()) {
+    client_requests_.erase(it);
+    co_await send(to_client_, error_response(id, error_codes::limit_exceeded,
+                                             "mcp-warden: the server's answer (" + std::to_string(frame.size) +
+                                                 " bytes) exceeds the message size limit"));
+  }
+}
+
+// A line that is not a JSON-RPC message: the client gets the parse error as an answer; the
+// server's is dropped (answering a server with an error would only start a quarrel).
+asio::awaitable<void> session::impl::refuse_invalid(direction from, const parse_failure& failure,
+                                                    std::string_view bytes) {
+  if (from == direction::client_to_server) {
+    ++counters_.client_rejected;
+    spdlog::warn("client sent an invalid message ({}): {}", failure.reason, safe_excerpt(bytes));
+    co_await send(to_client_, error_response(failure.id, failure.code, "mcp-warden: " + failure.reason));
+    co_return;
+  }
+  ++counters_.server_dropped;
+  spdlog::warn("server sent an invalid message ({}); dropped: {}", failure.reason, safe_excerpt(bytes));
 }
 
 asio::awaitable<void> session::impl::drain_queue(message_queue& queue, transports::message_writer& out,
