@@ -114,6 +114,7 @@ class session::impl {
   asio::awaitable<void> expire_held(std::string key, std::shared_ptr<asio::steady_timer> timer);
 
   // --- our own enumeration ---
+  std::string next_internal_id();
   void enumerate(list_kind kind, const json& cursor = json());
   void maybe_start_enumeration();
   void consume_internal_response(const message& response, const internal_request& request);

@@ -9,8 +9,13 @@
 
 namespace warden::proxy {
 
+// Ids of our own requests: neither side can have issued them (the nonce is per session).
+std::string session::impl::next_internal_id() {
+  return "mcp-warden-" + nonce_ + "-" + std::to_string(++next_internal_id_);
+}
+
 asio::awaitable<void> session::impl::hold_and_ask(verdict&& decision, const message& msg, std::string&& raw) {
-  const std::string id = "mcp-warden-" + nonce_ + "-" + std::to_string(++next_internal_id_);
+  const std::string id = next_internal_id();
   const std::string key = id_key(id);
   auto timer = std::make_shared<asio::steady_timer>(executor_, decision.more().ask_timeout);
   held_[key] = held_request{msg, std::move(raw), std::move(decision.more().resume), timer};
@@ -84,7 +89,7 @@ void session::impl::enumerate(list_kind kind, const json& cursor) {
     ++listing_generation_[index];
     recorder_.start_listing(kind, list_source::warden);
   }
-  const std::string id = "mcp-warden-" + nonce_ + "-" + std::to_string(++next_internal_id_);
+  const std::string id = next_internal_id();
   internal_requests_[id_key(id)] = internal_request{kind, listing_generation_[index]};
   json request = {{"jsonrpc", "2.0"}, {"id", id}, {"method", std::string(list_method(kind))}};
   if (!cursor.is_null()) request["params"] = {{"cursor", cursor}};
