@@ -51,6 +51,12 @@ message_info classify(std::string_view bytes) {
   return info;
 }
 
+std::set<std::string> awaited_keys(const message_info& info) {
+  std::set<std::string> keys;
+  for (const auto& id : info.request_ids) keys.insert(id_key(id));
+  return keys;
+}
+
 // ---- server_link surface --------------------------------------------------------------
 
 asio::awaitable<read_outcome> upstream_state::read() {

@@ -77,6 +77,22 @@ http::request<http::string_body> upstream_state::make_request(http::verb verb, c
   return req;
 }
 
+// A Streamable HTTP POST of one message to the MCP endpoint; the answer may be JSON or SSE.
+http::request<http::string_body> upstream_state::make_post(const message_info* info, std::string body) {
+  auto req = make_request(http::verb::post, url_.target, info);
+  req.set(http::field::accept, "application/json, text/event-stream");
+  req.set(http::field::content_type, "application/json");
+  req.body() = std::move(body);
+  return req;
+}
+
+// A GET of the server's event stream: the standalone stream, a resumption, the legacy stream.
+http::request<http::string_body> upstream_state::make_stream_get() {
+  auto req = make_request(http::verb::get, url_.target, nullptr);
+  req.set(http::field::accept, "text/event-stream");
+  return req;
+}
+
 // Sends `req`; a 401 (or a 403 for insufficient scope) runs the OAuth flow and sends it again
 // with the new token (at most twice: authorisation, then a step-up).
 asio::awaitable<std::unique_ptr<upstream_state::lease>> upstream_state::send_request(http::request<http::string_body>& req, std::string& failure) {
@@ -140,6 +156,24 @@ response_head upstream_state::head_of(const http::response_parser<http::buffer_b
   head.content_type = std::string(res[http::field::content_type]);
   head.session_id = std::string(res["mcp-session-id"]);
   return head;
+}
+
+// Reads the start of a body (at most 4096 bytes) to explain a refusal with. Returns "" at the end
+// of the body, else why reading stopped.
+asio::awaitable<std::string> upstream_state::read_detail(lease& l, std::string& detail) {
+  co_return co_await read_body(l, false, [&](std::string_view bytes) -> asio::awaitable<bool> {
+    if (detail.size() < 4096) detail.append(bytes.substr(0, 4096 - detail.size()));
+    co_return true;
+  });
+}
+
+std::string refusal_text(const response_head& head, const std::string& detail) {
+  return "the server answered HTTP " + std::to_string(head.status) + " " + head.reason +
+         (detail.empty() ? "" : ": " + detail.substr(0, 500));
+}
+
+bool is_event_stream(const response_head& head) {
+  return head.status == 200 && is_media_type(head.content_type, "text/event-stream");
 }
 
 }  // namespace warden::transports

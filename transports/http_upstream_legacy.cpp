@@ -25,13 +25,12 @@ asio::awaitable<bool> upstream_state::ensure_legacy_endpoint(std::string& failur
 }
 
 asio::awaitable<void> upstream_state::legacy_stream(std::shared_ptr<upstream_state> self) {
-  auto req = self->make_request(http::verb::get, self->url_.target, nullptr);
-  req.set(http::field::accept, "text/event-stream");
+  auto req = self->make_stream_get();
   std::string failure;
   auto l = co_await self->send_request(req, failure);
   if (l) {
     const response_head head = self->head_of(*l->parser);
-    if (head.status != 200 || !is_media_type(head.content_type, "text/event-stream")) {
+    if (!is_event_stream(head)) {
       failure = "GET " + self->url_.target + " answered HTTP " + std::to_string(head.status) +
                 " (" + head.content_type + "), not an event stream";
     } else {
@@ -67,8 +66,7 @@ asio::awaitable<void> upstream_state::legacy_stream(std::shared_ptr<upstream_sta
 
 asio::awaitable<void> upstream_state::legacy_post(std::string body, message_info info) {
   auto self = shared_from_this();
-  std::set<std::string> awaiting;
-  for (const auto& id : info.request_ids) awaiting.insert(id_key(id));
+  std::set<std::string> awaiting = awaited_keys(info);
   std::string failure;
   if (!co_await ensure_legacy_endpoint(failure)) {
     co_await fail_requests(awaiting, server_unavailable, failure);
@@ -84,14 +82,10 @@ asio::awaitable<void> upstream_state::legacy_post(std::string body, message_info
   }
   const response_head head = head_of(*l->parser);
   std::string detail;
-  const std::string cause = co_await read_body(*l, false, [&](std::string_view bytes) -> asio::awaitable<bool> {
-    if (detail.size() < 4096) detail.append(bytes.substr(0, 4096 - detail.size()));
-    co_return true;
-  });
+  const std::string cause = co_await read_detail(*l, detail);
   if (cause.empty()) l->give_back();
   if (head.status < 200 || head.status >= 300) {
-    const std::string text = "the server answered HTTP " + std::to_string(head.status) + " " + head.reason +
-                             (detail.empty() ? "" : ": " + detail.substr(0, 500));
+    const std::string text = refusal_text(head, detail);
     spdlog::warn("{}: {}", url_.to_string(), text);
     co_await fail_requests(awaiting, server_unavailable, text);
   }

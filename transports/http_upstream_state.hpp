@@ -56,6 +56,8 @@ inline std::string id_key(const json& id) { return id.dump(); }
 
 // What the relay needs to know about one outgoing message (http_upstream.cpp).
 message_info classify(std::string_view bytes);
+// The keys of the requests in an outgoing message: the answers still awaited for it.
+std::set<std::string> awaited_keys(const message_info& info);
 
 struct response_head {
   unsigned status = 0;
@@ -63,6 +65,11 @@ struct response_head {
   std::string content_type;
   std::string session_id;
 };
+
+// "the server answered HTTP <status> <reason>[: <detail>]", for a refusal (detail cut at 500 bytes).
+std::string refusal_text(const response_head& head, const std::string& detail);
+// An answer that is an event stream: 200 with text/event-stream.
+bool is_event_stream(const response_head& head);
 
 class upstream_state : public std::enable_shared_from_this<upstream_state> {
  public:
@@ -118,6 +125,8 @@ class upstream_state : public std::enable_shared_from_this<upstream_state> {
   };
   asio::awaitable<std::unique_ptr<lease>> connect(std::string& failure, bool allow_reuse = true);
   http::request<http::string_body> make_request(http::verb verb, const std::string& target, const message_info* info);
+  http::request<http::string_body> make_post(const message_info* info, std::string body);
+  http::request<http::string_body> make_stream_get();
   asio::awaitable<std::unique_ptr<lease>> send_request(http::request<http::string_body>& req, std::string& failure);
   asio::awaitable<std::unique_ptr<lease>> send_once(http::request<http::string_body>& req, std::string& failure);
 
@@ -143,6 +152,7 @@ class upstream_state : public std::enable_shared_from_this<upstream_state> {
   }
 
   response_head head_of(const http::response_parser<http::buffer_body>& parser);
+  asio::awaitable<std::string> read_detail(lease& l, std::string& detail);
 
   // ---- output -----------------------------------------------------------------------------
 

@@ -108,14 +108,10 @@ asio::awaitable<std::string> upstream_state::read_events(lease& l, std::set<std:
 
 asio::awaitable<void> upstream_state::post(std::string body, message_info info) {
   auto self = shared_from_this();
-  std::set<std::string> awaiting;
-  for (const auto& id : info.request_ids) awaiting.insert(id_key(id));
+  std::set<std::string> awaiting = awaited_keys(info);
   if (info.initialize && !info.request_ids.empty()) initialize_key_ = id_key(info.request_ids.front());
 
-  auto req = make_request(http::verb::post, url_.target, &info);
-  req.set(http::field::accept, "application/json, text/event-stream");
-  req.set(http::field::content_type, "application/json");
-  req.body() = body;
+  auto req = make_post(&info, body);
   std::string failure;
   auto l = co_await send_request(req, failure);
   if (!l) {
@@ -167,15 +163,11 @@ asio::awaitable<void> upstream_state::handle_response(std::unique_ptr<lease> l, 
   }
   if (head.status < 200 || head.status >= 300) {
     std::string detail;
-    co_await read_body(*l, false, [&](std::string_view bytes) -> asio::awaitable<bool> {
-      if (detail.size() < 4096) detail.append(bytes.substr(0, 4096 - detail.size()));
-      co_return true;
-    });
+    co_await read_detail(*l, detail);
     const json doc = json::parse(detail, nullptr, false);
     if (doc.is_object() && doc.contains("error") && doc["error"].is_object())
       detail = doc["error"].value("message", detail);
-    const std::string text = "the server answered HTTP " + std::to_string(head.status) + " " + head.reason +
-                             (detail.empty() ? "" : ": " + detail.substr(0, 500));
+    const std::string text = refusal_text(head, detail);
     spdlog::warn("{}: {} ({})", url_.to_string(), text, info.method.empty() ? "message" : info.method);
     co_await fail_requests(awaiting, server_unavailable, text);
     co_return;
@@ -246,10 +238,7 @@ asio::awaitable<bool> upstream_state::reinitialize() {
   if (init.is_object()) {
     init["id"] = "mcp-warden-reinit-" + std::to_string(++reinit_count_);
     message_info info = classify(init.dump());
-    auto req = make_request(http::verb::post, url_.target, &info);
-    req.set(http::field::accept, "application/json, text/event-stream");
-    req.set(http::field::content_type, "application/json");
-    req.body() = init.dump();
+    auto req = make_post(&info, init.dump());
     std::string failure;
     if (auto l = co_await send_request(req, failure); l) {
       const response_head head = head_of(*l->parser);
@@ -272,10 +261,7 @@ asio::awaitable<bool> upstream_state::reinitialize() {
     }
     if (ok) {
       json note = {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
-      auto req2 = make_request(http::verb::post, url_.target, nullptr);
-      req2.set(http::field::accept, "application/json, text/event-stream");
-      req2.set(http::field::content_type, "application/json");
-      req2.body() = note.dump();
+      auto req2 = make_post(nullptr, note.dump());
       std::string failure2;
       if (auto l2 = co_await send_request(req2, failure2); !l2) ok = false;
     }
@@ -292,8 +278,7 @@ asio::awaitable<void> upstream_state::resume(std::set<std::string> awaiting, std
     asio::steady_timer pause(executor_, std::chrono::milliseconds(retry.value_or(1000)));
     co_await pause.async_wait(use_tuple);
     if (aborted_) co_return;
-    auto req = make_request(http::verb::get, url_.target, nullptr);
-    req.set(http::field::accept, "text/event-stream");
+    auto req = make_stream_get();
     req.set("Last-Event-ID", last_id);
     std::string failure;
     auto l = co_await send_request(req, failure);
@@ -302,7 +287,7 @@ asio::awaitable<void> upstream_state::resume(std::set<std::string> awaiting, std
       continue;
     }
     const response_head head = head_of(*l->parser);
-    if (head.status != 200 || !is_media_type(head.content_type, "text/event-stream")) {
+    if (!is_event_stream(head)) {
       cause = "resuming with Last-Event-ID was refused (HTTP " + std::to_string(head.status) + ")";
       break;
     }
@@ -323,8 +308,7 @@ asio::awaitable<void> upstream_state::get_stream(std::shared_ptr<upstream_state>
   std::optional<std::uint64_t> retry;
   unsigned failures = 0;
   while (!self->closing_ && failures < self->options_.max_reconnects) {
-    auto req = self->make_request(http::verb::get, self->url_.target, nullptr);
-    req.set(http::field::accept, "text/event-stream");
+    auto req = self->make_stream_get();
     if (!last_id.empty()) req.set("Last-Event-ID", last_id);
     std::string failure;
     auto l = co_await self->send_request(req, failure);
@@ -333,7 +317,7 @@ asio::awaitable<void> upstream_state::get_stream(std::shared_ptr<upstream_state>
     } else {
       const response_head head = self->head_of(*l->parser);
       if (head.status == 405) co_return;  // the server offers no GET stream
-      if (head.status != 200 || !is_media_type(head.content_type, "text/event-stream")) {
+      if (!is_event_stream(head)) {
         spdlog::debug("{}: GET stream refused (HTTP {})", self->url_.to_string(), head.status);
         co_return;
       }
