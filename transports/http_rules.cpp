@@ -196,4 +196,10 @@ std::string encode_mcp_header_value(std::string_view value) {
   return "=?base64?" + analysis::base64(value) + "?=";
 }
 
+std::string json_on_one_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  return text;
+}
+
 }  // namespace warden::transports

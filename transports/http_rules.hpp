@@ -61,6 +61,14 @@ bool is_stateless_protocol_version(std::string_view version);
 // value is safe visible ASCII, else "=?base64?<base64 of UTF-8>?=".
 std::string encode_mcp_header_value(std::string_view value);
 
+// The _meta key naming the protocol revision of a request in the stateless era (2026-07-28).
+inline constexpr std::string_view meta_protocol_version = "io.modelcontextprotocol/protocolVersion";
+
+// A JSON body as one line, for the relay's framing (one message per line): bodies may be
+// pretty-printed, and outside strings a raw line break is only whitespace (inside strings JSON
+// forbids it), so each becomes a space.
+std::string json_on_one_line(std::string text);
+
 // Comparison of header tokens without regard to ASCII case.
 bool iequals(std::string_view a, std::string_view b);
 
