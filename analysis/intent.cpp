@@ -9,7 +9,6 @@
 #include <cmath>
 #include <map>
 #include <memory>
-#include <set>
 #include <unordered_map>
 
 #include "analysis/text.hpp"
@@ -230,14 +229,20 @@ std::string_view feature_name(std::size_t id) {
 // "Author's email (e.g. user@example.com)": the dot of "e.g." ends no sentence, so the example
 // stays with the words that make it one. "etc." and "approx." end one before a capital letter.
 static bool ends_abbreviation(std::string_view v, std::size_t start, std::size_t dot) {
-  std::size_t b = dot;
-  while (b > start && (std::isalpha(static_cast<unsigned char>(v[b - 1])) || v[b - 1] == '.')) --b;
-  std::string word;
-  for (std::size_t k = b; k < dot; ++k) word += static_cast<char>(std::tolower(static_cast<unsigned char>(v[k])));
-  static const std::set<std::string, std::less<>> always{"e.g", "i.e", "eg", "ie", "cf", "vs", "viz", "resp", "esp"};
-  static const std::set<std::string, std::less<>> midword{"etc", "approx", "incl", "excl", "min", "max", "avg"};
-  if (always.count(word)) return true;
-  if (!midword.count(word)) return false;
+  // Runs at every full stop of every text: the word before it is read into a small buffer, and
+  // anything longer than the longest abbreviation is none.
+  char word[8];
+  std::size_t length = 0, b = dot;
+  while (b > start && (std::isalpha(static_cast<unsigned char>(v[b - 1])) || v[b - 1] == '.')) {
+    if (++length > sizeof word) return false;
+    --b;
+  }
+  for (std::size_t k = 0; k < length; ++k) word[k] = static_cast<char>(std::tolower(static_cast<unsigned char>(v[b + k])));
+  const std::string_view before(word, length);
+  static constexpr std::string_view always[] = {"e.g", "i.e", "eg", "ie", "cf", "vs", "viz", "resp", "esp"};
+  static constexpr std::string_view midword[] = {"etc", "approx", "incl", "excl", "min", "max", "avg"};
+  if (std::find(std::begin(always), std::end(always), before) != std::end(always)) return true;
+  if (std::find(std::begin(midword), std::end(midword), before) == std::end(midword)) return false;
   std::size_t n = dot + 1;
   while (n < v.size() && (v[n] == ' ' || v[n] == '\t')) ++n;
   return n < v.size() && v[n] != '\n' && !std::isupper(static_cast<unsigned char>(v[n]));

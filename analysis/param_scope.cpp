@@ -68,7 +68,7 @@ const std::array<data_kind, 7>& kinds() {
 }
 #undef WARDEN_WHOSE
 
-bool matches(std::string_view text, const re2::RE2& re) { return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), re); }
+using shape::matches;
 
 std::string words_of(std::string_view name) {
   std::string out;
@@ -122,11 +122,16 @@ std::vector<scope_ask> params_beyond_function(const json& tool, const std::unord
     if (shared != shared_params.end() && shared->second >= 3) continue;
     const std::string description = text_member(*p, "description"), title = text_member(*p, "title");
     const std::string asked = words_of(p.key()) + "\n" + title + "\n" + description + values;
-    std::string around = function;
-    for (auto q = props->begin(); q != props->end(); ++q)
-      if (q.key() != p.key()) around += "\n" + words_of(q.key());
+    // The tool's function with its other arguments' names: built only for a parameter that asks.
+    std::string around;
     for (const auto& kind : kinds()) {
-      if (!matches(asked, kind.asks) || matches(around, kind.scope)) continue;
+      if (!matches(asked, kind.asks)) continue;
+      if (around.empty()) {
+        around = function;
+        for (auto q = props->begin(); q != props->end(); ++q)
+          if (q.key() != p.key()) around += "\n" + words_of(q.key());
+      }
+      if (matches(around, kind.scope)) continue;
       out.push_back({kind.rule, p.key(), text::excerpt(description.empty() ? p.key() : description, 0, 160), kind.what});
       break;
     }
