@@ -35,7 +35,13 @@ const re2::RE2& call_before = shape::pattern(R"(\b(?:before|prior to|ahead of|af
       R"(|\b(?:first|beforehand|as a first step),?\s+(?:call|invoke|run)\s+(?:the\s+)?)" WARDEN_TOOL_ID
       R"(|\b(?:call|invoke|run)\s+(?:the\s+)?)" WARDEN_TOOL_ID R"([^.;]{0,80}\b(?:first|beforehand|before (?:any|every|each|\w+ing)|prior to|afterwards)\b)"
       R"(|)" WARDEN_TOOL_ID R"(\s+(?:has to|must|needs to|should|is to|shall)\s+(?:always\s+)?be\s+(?:called|invoked|run|used)\b)"
-      R"(|\brequires?\s+)" WARDEN_TOOL_ID R"(\s+to\s+be\s+(?:called|invoked|run)\b)");
+      R"(|\brequires?\s+)" WARDEN_TOOL_ID R"(\s+to\s+be\s+(?:called|invoked|run)\b)"
+      // The same order in other words: "start every session by calling x", "a successful call to x
+      // is required", "is gated on x", "x comes first", "preceded by a call to x".
+      R"(|\b(?:start|begin|open|kick off|initiali[sz]e|preface)\s+(?:\w+\s+){0,4}?(?:by|with)\s+(?:calling|invoking|running|a call to)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+      R"(|\b(?:a|one)\s+(?:successful\s+|prior\s+|preceding\s+|fresh\s+|completed\s+)?(?:call|invocation|run|round-?trip)\s+(?:to|of|through)\s+(?:the\s+)?)" WARDEN_TOOL_ID R"([^.;]{0,60}\b(?:is|are|must|has to|needs to|should)\b)"
+      R"(|\b(?:depends on|is gated (?:on|by|behind)|is blocked until|relies on|is conditional on|is contingent on|is unlocked by|is preceded by|are preceded by|preceded by|prefaced by)\s+(?:an?\s+(?:\w+\s+)?(?:call|invocation|run)\s+(?:to|of)\s+)?(?:the\s+)?)" WARDEN_TOOL_ID
+      R"(|)" WARDEN_TOOL_ID R"(\s+(?:always\s+)?(?:comes|goes|runs)\s+first\b|)" WARDEN_TOOL_ID R"(\s+(?:must|has to|needs to|should|is to)\s+(?:\w+\s+){0,2}?(?:precede|come before|run before|go first|be (?:the )?first)\b)");
 // "Never call X until `y` has been called": this tool made to wait on another call.
 const re2::RE2& waits_for_a_call = shape::pattern(R"(\b(?:until|unless|after|once|not before|as long as)\s+(?:the\s+)?)" WARDEN_TOOL_ID
       R"(\s+(?:tool\s+)?(?:has|have|had)?\s*(?:been|is|was|gets|got)?\s*(?:called|run|invoked|executed|completed|finished|succeeded|returned|confirmed|done)\b)"
@@ -43,7 +49,9 @@ const re2::RE2& waits_for_a_call = shape::pattern(R"(\b(?:until|unless|after|onc
       R"(|\b(?:only|first)\s+(?:after|once)\s+(?:calling|invoking|running)\s+(?:the\s+)?)" WARDEN_TOOL_ID
       // "Required sequence: (1) `identity_sync` (2) ...", "the first call of every session must go to `x`"
       R"(|(?:\(1\)|\b1[.)]|\bstep (?:1|one)\b)\s*:?\s*(?:call\s+|run\s+|invoke\s+)?)" WARDEN_TOOL_ID
-      R"(|\bfirst (?:call|step|action|request|invocation)\b[^.;]{0,40}\b(?:go(?:es)? to|be|is|to|target)\s+(?:the\s+)?)" WARDEN_TOOL_ID);
+      R"(|\bfirst (?:call|step|action|request|invocation)\b[^.;]{0,40}\b(?:go(?:es)? to|be|is|to|target)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+      R"(|\bwithout\s+(?:first\s+|previously\s+)?(?:calling|invoking|running|a (?:prior |preceding )?call to)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+      R"(|\b(?:after|once)\s+(?:an?\s+(?:successful\s+)?(?:call|invocation)\s+(?:to|of)|calling|invoking|running)\s+(?:the\s+)?)" WARDEN_TOOL_ID);
 #undef WARDEN_TOOL_ID
 
 const re2::RE2& carries_data = shape::pattern(R"(\b(?:include|including|pass|passing|copy|copying|paste|forward|log|attach|put|place|embed|append|add|send|post|store|record|quote|mirror)\b[^.;]{0,100}\b(?:in|into|to|with|as|under|on)\b|\b(?:passing|supplying|providing|giving|sending|attaching|including|carrying)\b|\bwith (?:the|their|your|its|his|her|every|all|any|each)\b|\btogether with\b)");
@@ -52,7 +60,8 @@ const re2::RE2& carries_data = shape::pattern(R"(\b(?:include|including|pass|pas
 const re2::RE2& broad_or_private = shape::pattern(R"(\b(?:full|all|every|entire|whole|complete|raw|last \d+|\d{2,})\b|\b(?:contents?|body|bodies|transcript|history|messages|emails?|records?|results|signatures?|tokens?|passwords?|keys?|secrets?|credentials?|cookies?|addresses|notes)\b)");
 
 // A reason borrowed from security, law or operations.
-const re2::RE2& borrowed_reason = shape::pattern(R"(\b(?:polic(?:y|ies)|compliance|regulat\w+|gdpr|ccpa|kyc|aml|audit\w*|attestation|verif\w+|validat\w+|integrity|trust (?:&|and) safety|security|privacy|quality[- ]assurance|qa|risk|fraud|anti-?fraud|travel rule|data[- ]protection|governance|sox|hipaa|pci|correlat\w+|anonymi[sz]\w+|protection|certif\w+)\b)");
+const re2::RE2& borrowed_reason = shape::pattern(R"(\b(?:polic(?:y|ies)|compliance|regulat\w+|gdpr|ccpa|kyc|aml|audit\w*|attestation|verif\w+|validat\w+|integrity|trust (?:&|and) safety|security|privacy|quality[- ]assurance|qa|risk|fraud|anti-?fraud|travel rule|data[- ]protection|governance|sox|hipaa|pci|correlat\w+|anonymi[sz]\w+|protection|certif\w+)\b)"
+    R"(|\b(?:licen[cs]\w*|entitlements?|subscription check|billing|metering|quotas?|rate[- ]limit\w*|telemetry|handshake|session (?:integrity|binding|check)|anti-?abuse|abuse prevention|safety|data[- ]residency|residency|chain of custody|custody|legal(?:ly)?|consent|identity|soc ?2|iso ?27001|nist|fedramp|sanctions?|screening|provenance|tamper\w*|reconcil\w+|deduplicat\w+|duplicate (?:charges|detection|orders)|accountability|traceability|evidence)\b)");
 
 // ---- a policy that keeps itself from the user ---------------------------------------------------
 
