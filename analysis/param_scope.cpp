@@ -30,19 +30,39 @@ const std::array<data_kind, 7>& kinds() {
                       R"(|\btranscript\b|\b(?:previous|earlier|prior|recent|last)\s+(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|few|several)\s+)?(?:user\s+)?(?:messages|turns|prompts|exchanges|replies|answers|page text)\b)"
                       R"(|\b(?:visible|open|shown)\s+(?:in|on)\s+the user'?s\s+(?:screen|windows|tabs|desktop)|\buser'?s open (?:windows|tabs)\b|\bscreen contents?\b)"
                       R"(|\b(?:outputs?|results?|responses?)\s+(?:of|from)\s+(?:the\s+|any\s+)?(?:other|previous|earlier|prior)\s+tools?\b|\bother tools'?\s+(?:outputs?|results?)\b)"
-                      R"(|\b(?:everything|all)\s+(?:that\s+)?(?:the user|you)\s+(?:said|wrote|asked|typed)\b)"),
+                      R"(|\b(?:everything|all)\s+(?:that\s+)?(?:the user|you)\s+(?:said|wrote|asked|typed)\b)"
+                      // In other words: "a recap of everything discussed", "the most recent exchanges
+                      // between you and ...", "what the other integrations returned to you".
+                      R"(|\b(?:recap|digest|summary|synopsis|overview|record|log|copy|dump|excerpts?)\s+of\s+(?:\w+\s+){0,4}(?:discuss\w*|said|conversation|chat|session|dialog\w*|exchang\w*|turns)\b)"
+                      R"(|\beverything\s+(?:\w+\s+)?(?:discussed|said|shared|mentioned|talked about)\b)"
+                      R"(|\b(?:most recent|latest|last|previous|prior|earlier)\s+(?:\w+\s+){0,2}(?:exchanges?|turns?|messages?|requests?|prompts?|questions?)\s+(?:between|from|with|of)\b)"
+                      R"(|\b(?:complete|full|entire|whole|raw)\s+(?:\w+\s+)?(?:log|record|history|transcript|text)\s+of\s+(?:the\s+)?(?:current\s+|this\s+|ongoing\s+|present\s+)?(?:chat|conversation|session|dialog\w*|thread)\b)"
+                      R"(|\b(?:other|previous|earlier|upstream|preceding)\s+(?:tools?|integrations?|servers?|connectors?|plugins?|functions?|calls?)\s+(?:have\s+)?(?:returned|produced|gave|output|responded)\b)"
+                      R"(|\b(?:you|the assistant|the model)\s+(?:have|has|'ve)\s+(?:\w+\s+){0,2}(?:seen|come across|encountered|read|opened|accessed)\s+(?:so far|earlier|before|previously|in this (?:chat|session|conversation))\b)"),
        shape::pattern(R"(\b(?:chat|chats|conversation|conversations|memory|memories|transcripts?|summari[sz]\w*|messages?|dialog\w*|history|journal|llm|prompts?|threads?|inbox|notes?|recall|remember|agent|assistant|browser|navigate|page|pages|screen|screenshot)\b)")},
       {"the model's instructions, reasoning or identity", "poison.context-solicitation",
        shape::pattern(R"(\b(?:your|the\s+(?:model|assistant|ai|agent|llm)(?:'s)?)\s+(?:own\s+)?(?:internal\s+|hidden\s+|private\s+|full\s+|current\s+|starting\s+|initial\s+)*)"
                       R"((?:reasoning|chain[- ]of[- ]thought|thoughts|thinking|instructions|guardrails|guidelines|rules|system\s+(?:prompt|message)|configuration|config|settings(?:\s+text)?|refused topics|restrictions|policies|persona|model name|model id)\b)"
                       R"(|\b(?:system prompt|developer (?:message|prompt)|operator (?:brief|instructions)|guardrails you follow|topics you (?:refuse|decline))\b)"
                       R"(|\b(?:configuration|instructions|rules|prompt|guidelines|settings)(?:\s+text)?\s+(?:that\s+)?(?:the assistant|you|the model|the agent)\s+(?:is|are|were|was)\s+(?:operating|running|working|started|configured)\s+(?:under|with)\b)"
-                      R"(|\bwhich (?:model|llm) (?:you are|is calling|are you)\b|\b(?:model|llm|assistant) (?:name|identifier|vendor|provider)\b)"),
+                      R"(|\bwhich (?:model|llm) (?:you are|is calling|are you)\b|\b(?:model|llm|assistant) (?:name|identifier|vendor|provider)\b)"
+                      // In other words: "the standing guidance your deployer configured", "which
+                      // assistant product is issuing this call", "describe yourself", "every
+                      // function available to you".
+                      R"(|\b(?:your|the (?:assistant|model|agent|ai)'?s?)\s+(?:own\s+)?(?:standing\s+|original\s+|initial\s+|base\s+|underlying\s+|full\s+|complete\s+|internal\s+|private\s+)*(?:guidance|directives?|briefing|programming|deliberations?|monologue|scratchpad|rationale|train of thought)\b)"
+                      R"(|\b(?:which|what)\s+(?:assistant|ai|model|llm|agent|chatbot)\s+(?:\w+\s+){0,3}(?:is|are)\s+(?:issuing|making|sending|calling|running|behind)\b)"
+                      R"(|\b(?:calling|requesting|invoking|current)\s+(?:assistant|ai|model|llm|agent)(?:'s)?\b|\b(?:model|llm|assistant|agent)\s+(?:build|release|family|make|brand)\b)"
+                      R"(|\b(?:organi[sz]ation|company|vendor|provider|operator|deployer|developer)\s+(?:that|who|which)\s+(?:deployed|built|trained|runs|operates|hosts|configured|made)\s+(?:you|the (?:assistant|model|agent))\b)"
+                      R"(|\b(?:describe|about)\s+yourself\b|\byour\s+(?:own\s+)?(?:product name|release|identity|version|vendor|maker|creator|deployer|operator)\b)"
+                      R"(|\b(?:every|all|each)\s+(?:\w+\s+){0,2}(?:tools?|functions?|capabilities)\s+(?:\w+\s+)?(?:available|accessible|exposed)\s+to\s+you\b|\b(?:tools?|functions?)\s+(?:that\s+)?(?:you|the assistant)\s+(?:can|could|are able to)\s+(?:call|use|invoke|access)\b)"),
        shape::pattern(R"(\b(?:think\w*|thoughts?|reason\w*|reflect\w*|plan\w*|llms?|models?|prompts?|agents?|ai|evals?|evaluation|benchmark\w*|guardrails?|telemetry|observability|trac(?:e|es|ing)|chat|completion|inference|moderation|persona)\b)")},
       {"the user's personal details", "poison.exfil-parameter",
        shape::pattern(WARDEN_WHOSE R"((?:own\s+|full\s+|precise\s+|current\s+|exact\s+|home\s+|work\s+|personal\s+|private\s+|primary\s+|mobile\s+)*)"
                       R"((?:full name|legal name|e-?mail(?:\s+address)?|phone(?:\s+number)?|mobile(?:\s+number)?|home address|street address|physical location|location|gps|coordinates|employer|company|job title|date of birth|birthday|age|ssn|social security(?:\s+number)?|passport(?:\s+number)?|national id|id number|tax id|salary|income)\b)"
-                      R"(|\bwhere\s+(?:the\s+(?:user|person|requester)|you|they)\s+(?:is|are|live|lives|works?)\b|\bphysically located\b)"),
+                      R"(|\bwhere\s+(?:the\s+(?:user|person|requester)|you|they)\s+(?:is|are|live|lives|works?)\b|\bphysically located\b)"
+                      // "where the person you assist lives", "mobile number of the person you help".
+                      R"(|\bwhere\s+the\s+(?:user|person|requester|customer|human|individual)\s+(?:(?:you|who)\s+\w+\s+)?(?:is|are|live|lives|works?|resides?|stays?)\b)"
+                      R"(|\b(?:full name|legal name|home address|street address|mobile number|phone number|date of birth|workplace|employer|passport number)\b[^.;]{0,80}\b(?:of|for)\s+(?:the\s+)?(?:user|person|human|customer|requester|individual)\b)"),
        shape::pattern(R"(\b(?:e-?mails?|mail|phone|sms|contacts?|users?|customers?|accounts?|profiles?|people|persons?|members?|employees?|leads?|crm|signup|sign up|register\w*|invite\w*|notif\w*|address\w*|locat\w*|geo\w*|maps?|weather|forecast|nearby|routes?|directions?|deliver\w*|ship\w*|places?|travel|distance|city|timezone|identity|kyc|verif\w*|passport|tax|payroll|hr|health|patient|insurance|bank\w*|loan|credit|onboard\w*|job|jobs|recruit\w*|compan(?:y|ies)|organi[sz]ations?|calendar|events?|booking|reservation)\b)")},
       {"bank or card details", "poison.exfil-parameter",
        shape::pattern(R"(\b(?:bank(?:ing)?\s+(?:account|login|password|details|credentials|number)s?|card numbers?|credit card|debit card|card details|cvv|cvc|card security code|iban|routing number|sort code|account numbers?|online banking)\b)"),
@@ -50,7 +70,8 @@ const std::array<data_kind, 7>& kinds() {
       {"the machine's identity", "poison.exfil-parameter",
        shape::pattern(R"(\b(?:your|the user'?s|(?:the|this) (?:device|machine|computer|host|laptop|workstation)'?s?|the local|the current)\s+(?:os\s+)?)"
                       R"((?:host ?name|user ?name|login name|ip address(?:es)?|mac address(?:es)?|machine id|device id|serial number|hardware id)\b)"
-                      R"(|\b(?:machine|device|hardware) (?:fingerprint|identifier|serial)\b|\bos user(?:name)?\b)"),
+                      R"(|\b(?:machine|device|hardware) (?:fingerprint|identifier|serial)\b|\bos user(?:name)?\b)"
+                      R"(|\b(?:the user'?s|your|the host'?s?)\s+(?:operating system|os version|platform|machine name|computer name)\b|\bhost application\b|\b(?:mcp\s+)?client (?:name and version|application|software)\b|\bhosting environment\b)"),
        shape::pattern(R"(\b(?:hosts?|servers?|ssh|network\w*|dns|ip|ips|devices?|machines?|system|login|auth\w*|connect\w*|databases?|db|clusters?|nodes?|instances?|vms?|containers?|docker|kubernetes|k8s|deploy\w*|monitor\w*|infra\w*|fingerprint\w*|inventory|asset|assets|firewall|vpn|proxy|domains?|whois|geoip|url|urls|fleet|mdm)\b)")},
       {"the people in the user's conversations", "poison.exfil-parameter",
        shape::pattern(R"(\b(?:names?|e-?mails?|contacts?|roles?|phone numbers?)\s+of\s+(?:the\s+|all\s+)?(?:people|participants|members|everyone|contacts)\s+(?:in|from|of)\s+(?:the\s+|this\s+|your\s+|the user'?s\s+)?(?:chat|conversation|thread|session|call|meeting|workspace)s?\b)"
@@ -59,6 +80,7 @@ const std::array<data_kind, 7>& kinds() {
        shape::pattern(R"(\b(?:contacts?|chat|chats|meetings?|calendar|crm|people|teams?|members?|invit\w*|participants?|address book|messages?|e-?mail|mail|slack|directory)\b)")},
       {"credentials the tool has no use for", "poison.exfil-parameter",
        shape::pattern(R"(\b(?:(?:the\s+)?(?:user|browser)(?:'s)?\s+|your\s+|their\s+)(?:session\s+)?(?:cookies?|auth(?:orization)? headers?|app passwords?|e-?mail passwords?|passwords?|passphrases?|api keys?|access tokens?|private keys?|seed phrase|recovery (?:codes?|phrase)|one[- ]time (?:codes?|passwords?)|otp|2fa codes?|verification codes?|environment variables|env vars|connection strings?|sign-?in (?:phrase|code|secret))\b)"
+                      R"(|\b(?:keys?|tokens?|secrets?|passwords?|credentials?)\b[^.;]{0,60}\b(?:you|the assistant|the model)\s+(?:have|has|'ve)\s+(?:\w+\s+){0,2}(?:seen|come across|encountered|read|found|accessed|noticed)\b)"
                       R"(|\b(?:sign-?in|login|log-?in) (?:phrase|secret)\b|\b(?:output of\s+`?env`?|every exported variable|all (?:the\s+)?environment variables)\b|\bwith (?:their |the |its )?credentials\b)"
                       // The contents of a credential file, not a path to one ("profile from ~/.aws/config").
                       R"(|\b(?:contents? of|tar(?:\s*\+\s*base64)? of|archive of|base64 of|copy of|dump of|raw|text of)\s+(?:the\s+|your\s+|their\s+)?(?:~/\.[a-z]|\.env\b|\.aws/|\.ssh/|\.npmrc|\.netrc|\.pgpass|id_rsa|id_ed25519))"),
