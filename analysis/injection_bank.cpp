@@ -233,6 +233,13 @@ constexpr pattern_def patterns[] = {
     {shell_danger, R"(\b(?:curl|wget)\b[^\n]*&&[^\n]*\bchmod\s+\+?[0-7x]+[^\n]*&&|--data(?:-binary|-raw)?\s+@|\bkubectl\s+get\s+secrets?\b|\b(?:cat|type)\s+[^\n|]*(?:bash_history|zsh_history|id_rsa|\.env\b|credentials)\b[^\n]*\|\s*(?:curl|nc|wget))"},
     {shell_danger, R"(:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|\bchmod\s+(?:\+x|[0-7]{3,4})\s[^\n]*&&\s*\./|\bdd\s+if=[^\n]*of=/dev/(?:sd|nvme|hd|disk)|\bmkfs\.)"},
     {shell_danger, R"(\b(?:curl|wget)\b[^\n]*(?:-d|--data(?:-binary|-raw|-urlencode)?|-f|--form|-t|--upload-file)\s*[@'"]?[^\n]*(?:\.ssh|\.env\b|id_rsa|\.aws|passwd|\$\(|credentials))"},
+    // Commands dangerous by what they do, whatever the sentence around them: a download made
+    // executable or installed as a hook, a home or system tree opened to everyone, a safeguard
+    // switched off, traffic or credentials routed through somebody else.
+    {shell_danger, R"(\b(?:curl|wget)\b[^\n]*(?:>|\s-o\s|--output\s)[^\n]*(?:\bchmod\s+(?:\+|[ugoa]+\+)?x\b|\bchmod\s+[0-7]*[157]\b|/hooks?/))"},
+    {shell_danger, R"(\bchmod\s+(?:-r\s+)?(?:0?777|a\+rwx|ugo\+rwx|o\+w)\s+(?:~|\$home|/(?:\s|$)|/home\b|/etc\b|/usr\b|/root\b))"},
+    {shell_danger, R"(\bset-mppreference\s+-disable\w+\s+\$?true\b|\bsetenforce\s+0\b|\bufw\s+disable\b|\bsystemctl\s+(?:stop|disable|mask)\s+(?:firewalld|apparmor|auditd|ufw|falcon\w*|osquery\w*|clamav\w*)\b|\bspctl\s+--master-disable\b|\bcsrutil\s+disable\b|\bhttp\.sslverify\s+false\b|\bstrict-ssl\s+false\b|\bnode_tls_reject_unauthorized\s*=\s*['"]?0|security\.workspace\.trust\.enabled["']?\s*:\s*false)"},
+    {shell_danger, R"(\bproxycommand\s+[^\n]*\b(?:nc|ncat|socat)\b|\bgit\s+config\s+(?:--global|--system)\s+(?:core\.hookspath|url\.\S+\.insteadof|credential\.helper\s+['"]?store\b)|\bcore\.hookspath\s+(?:~|\$home|/tmp))"},
     {shell_danger, R"(\$\(\s*(?:cat|curl|wget|env|printenv|whoami|hostname)\b|\b(?:cat|type)\s+(?:~|\$home)?/?\.(?:ssh|aws|env)\b[^\n]*\||\bcrontab\b[^\n]*(?:curl|wget))"},
     {url_data, R"(https?://[^\s"'<>]*[?&][\w.-]+=(?:\{|\$\{|<|%7b|\[|\{\{))"},
 };
