@@ -82,8 +82,9 @@ asio::awaitable<void> session::impl::send(message_queue& queue, std::string byte
   if (finished_ || try_enqueue(queue, bytes, classified)) co_return;
   queue.queued_bytes += bytes.size();
   error_code ignored;
-  co_await queue.channel.async_send(error_code{}, outgoing{std::move(bytes), std::move(classified)},
-                                    asio::redirect_error(asio::use_awaitable, ignored));
+  // Named, not a braced temporary in the co_await: GCC 12 destroys such a temporary twice.
+  outgoing item{std::move(bytes), std::move(classified)};
+  co_await queue.channel.async_send(error_code{}, std::move(item), asio::redirect_error(asio::use_awaitable, ignored));
 }
 
 // Room in the queue and the channel (the usual case): queued at once, with no coroutine and no
@@ -126,9 +127,10 @@ bool session::impl::writer_turn_due(message_queue& queue) {
 
 // The writer finishes what is queued before this, then closes its stream.
 asio::awaitable<void> session::impl::close_queue(message_queue& queue) {
-  if (finished_ || queue.channel.try_send(asio::error::eof, outgoing{})) co_return;
+  outgoing none;
+  if (finished_ || queue.channel.try_send(asio::error::eof, std::move(none))) co_return;
   error_code ignored;
-  co_await queue.channel.async_send(asio::error::eof, outgoing{}, asio::redirect_error(asio::use_awaitable, ignored));
+  co_await queue.channel.async_send(asio::error::eof, std::move(none), asio::redirect_error(asio::use_awaitable, ignored));
 }
 
 void session::impl::release(message_queue& queue, std::size_t size) {

@@ -198,11 +198,12 @@ TEST_CASE("values of a classified message read the same with and without its doc
     CHECK(value_at(msg, bytes, {"result"}).is_null());
   }
   SUBCASE("an escaped key is read as the document reads it") {
-    const std::string escaped = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"n\u0061me":"echo","name":"first"}})";
+    const std::string escaped = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"first","n\u0061me":"echo"}})";
     const parse_outcome out = parse_message(escaped, parse_limits{64, false});
     REQUIRE(out.ok);
     REQUIRE_FALSE(out.value.has_document);
-    // The document keeps the last of the equal keys: the escaped one.
+    // The document keeps the last of the equal keys, here the escaped one, which the text alone
+    // cannot tell from another key.
     CHECK(string_at(out.value, escaped, {"params", "name"}) == "echo");
     CHECK(value_at(out.value, escaped, {"params", "name"}) == json("echo"));
   }
