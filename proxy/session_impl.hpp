@@ -31,20 +31,15 @@ using nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 using error_code = boost::system::error_code;
 
-// A message on its way to one end: its bytes and, for a writer that takes classified messages
+// One direction's write queue: bounded in messages by the channel and in bytes by `queued_bytes`
+// (a slow reader must not make us buffer without end), with one writer draining it. Each message
+// is its bytes and, for a writer that takes classified messages
 // (transports::message_writer::takes_classified), the classification it was relayed under (null
 // for messages the session built or changed).
-struct outgoing {
-  std::string bytes;
-  std::shared_ptr<const message> classified;
-};
-
-// One direction's write queue: bounded in messages by the channel and in bytes by `queued_bytes`
-// (a slow reader must not make us buffer without end), with one writer draining it.
 struct message_queue {
   message_queue(asio::any_io_executor executor, std::size_t depth)
       : channel(executor, depth), space_freed(executor) {}
-  asio::experimental::channel<void(error_code, outgoing)> channel;
+  asio::experimental::channel<void(error_code, std::string, std::shared_ptr<const message>)> channel;
   std::size_t queued_bytes = 0;
   asio::steady_timer space_freed;  // cancelled whenever the writer has taken bytes off
   // For the direct write (see try_enqueue): the queue's writer, whether it waits with nothing in
@@ -108,9 +103,10 @@ class session::impl {
   asio::awaitable<void> refuse_oversized(direction from, const transports::frame& frame);
   asio::awaitable<void> refuse_invalid(direction from, const parse_failure& failure, std::string_view bytes);
   bool needs_document(const message& msg, direction from) const;
-  // `classified`: `msg` to hand to the other end's writer along with `raw` (null: it takes none).
-  asio::awaitable<void> handle_client_message(message& msg, std::string&& raw, std::shared_ptr<const message> classified);
-  asio::awaitable<void> handle_server_message(message& msg, std::string&& raw, std::shared_ptr<const message> classified);
+  // `classified`: `msg` to hand to the other end's writer along with `raw` (null: it takes none);
+  // taken when the message is forwarded. Like `msg`, it lives in relay() until these complete.
+  asio::awaitable<void> handle_client_message(message& msg, std::string&& raw, std::shared_ptr<const message>& classified);
+  asio::awaitable<void> handle_server_message(message& msg, std::string&& raw, std::shared_ptr<const message>& classified);
   void note_client_item(const message& item);
   bool note_server_item(const message& item);  // false: an answer to our own request, consumed
   void capture_response(const message& response, const pending_request& request);

@@ -29,22 +29,22 @@ asio::awaitable<void> session::impl::drain_queue(message_queue& queue, transport
   std::vector<std::shared_ptr<const message>> classified;  // batch[i]'s, for writers that take them
   bool end = false;
   queue.writer = &out;
-  const auto take = [&](outgoing&& item) {
-    batch.push_back(std::move(item.bytes));
-    if (queue.takes_classified) classified.push_back(std::move(item.classified));
+  const auto take = [&](std::string&& bytes, std::shared_ptr<const message>&& with) {
+    batch.push_back(std::move(bytes));
+    if (queue.takes_classified) classified.push_back(std::move(with));
   };
   while (!end) {
     error_code ec;
     queue.writer_idle = !failed;
-    outgoing first = co_await queue.channel.async_receive(asio::redirect_error(asio::use_awaitable, ec));
+    auto [first, first_classified] = co_await queue.channel.async_receive(asio::redirect_error(asio::use_awaitable, ec));
     queue.writer_idle = false;
     if (ec) break;  // close_queue(): no more
-    take(std::move(first));
+    take(std::move(first), std::move(first_classified));
     // Whatever is queued behind it goes out in the same write: one system call for many messages.
     while (batch.size() < options_.queue_depth && !end &&
-           queue.channel.try_receive([&](error_code e, outgoing more) {
+           queue.channel.try_receive([&](error_code e, std::string more, std::shared_ptr<const message> more_classified) {
              if (e) end = true;
-             else take(std::move(more));
+             else take(std::move(more), std::move(more_classified));
            })) {
     }
     std::size_t size = 0;
@@ -82,9 +82,8 @@ asio::awaitable<void> session::impl::send(message_queue& queue, std::string byte
   if (finished_ || try_enqueue(queue, bytes, classified)) co_return;
   queue.queued_bytes += bytes.size();
   error_code ignored;
-  // Named, not a braced temporary in the co_await: GCC 12 destroys such a temporary twice.
-  outgoing item{std::move(bytes), std::move(classified)};
-  co_await queue.channel.async_send(error_code{}, std::move(item), asio::redirect_error(asio::use_awaitable, ignored));
+  co_await queue.channel.async_send(error_code{}, std::move(bytes), std::move(classified),
+                                    asio::redirect_error(asio::use_awaitable, ignored));
 }
 
 // Room in the queue and the channel (the usual case): queued at once, with no coroutine and no
@@ -103,10 +102,7 @@ bool session::impl::try_enqueue(message_queue& queue, std::string& bytes, std::s
   }
   const std::size_t size = bytes.size();
   queue.queued_bytes += size;
-  outgoing item{std::move(bytes), std::move(classified)};
-  if (queue.channel.try_send(error_code{}, std::move(item))) return true;  // moved only on success
-  bytes = std::move(item.bytes);
-  classified = std::move(item.classified);
+  if (queue.channel.try_send(error_code{}, std::move(bytes), std::move(classified))) return true;  // moved only on success
   queue.queued_bytes -= size;
   return false;
 }
@@ -127,10 +123,9 @@ bool session::impl::writer_turn_due(message_queue& queue) {
 
 // The writer finishes what is queued before this, then closes its stream.
 asio::awaitable<void> session::impl::close_queue(message_queue& queue) {
-  outgoing none;
-  if (finished_ || queue.channel.try_send(asio::error::eof, std::move(none))) co_return;
+  if (finished_ || queue.channel.try_send(asio::error::eof, std::string(), nullptr)) co_return;
   error_code ignored;
-  co_await queue.channel.async_send(asio::error::eof, std::move(none), asio::redirect_error(asio::use_awaitable, ignored));
+  co_await queue.channel.async_send(asio::error::eof, std::string(), nullptr, asio::redirect_error(asio::use_awaitable, ignored));
 }
 
 void session::impl::release(message_queue& queue, std::size_t size) {

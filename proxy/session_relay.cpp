@@ -77,7 +77,7 @@ asio::awaitable<void> session::impl::relay(direction from) {
     }
     // Classified once: by the reader when it had to (the HTTP upstream and front), else here; kept
     // shared when the other end's writer takes it along (see message_writer::takes_classified).
-    std::shared_ptr<parse_outcome> shared = std::move(in.classified);
+    std::shared_ptr<parse_outcome>& shared = in.classified;
     if (!shared && forward_queue.takes_classified)
       shared = std::make_shared<parse_outcome>(parse_message(in.message.bytes, limits));
     parse_outcome local = shared ? parse_outcome{} : parse_message(in.message.bytes, limits);
@@ -93,8 +93,8 @@ asio::awaitable<void> session::impl::relay(direction from) {
     std::shared_ptr<const message> classified;
     if (shared && forward_queue.takes_classified && parsed.value.kind != message_kind::batch)
       classified = std::shared_ptr<const message>(shared, &shared->value);
-    if (from_client) co_await handle_client_message(parsed.value, std::move(in.message.bytes), std::move(classified));
-    else co_await handle_server_message(parsed.value, std::move(in.message.bytes), std::move(classified));
+    if (from_client) co_await handle_client_message(parsed.value, std::move(in.message.bytes), classified);
+    else co_await handle_server_message(parsed.value, std::move(in.message.bytes), classified);
     if (writer_turn_due(forward_queue)) co_await asio::post(executor_, asio::use_awaitable);
   }
   (from_client ? client_input_done_ : server_output_done_) = true;
@@ -192,7 +192,7 @@ void session::impl::note_client_item(const message& item) {
 }
 
 asio::awaitable<void> session::impl::handle_client_message(message& msg, std::string&& raw,
-                                                           std::shared_ptr<const message> classified) {
+                                                           std::shared_ptr<const message>& classified) {
   if (msg.kind == message_kind::batch) {
     std::size_t requests = 0;
     for (const auto& item : msg.items) requests += item.kind == message_kind::request;
@@ -274,7 +274,7 @@ bool session::impl::note_server_item(const message& item) {
 }
 
 asio::awaitable<void> session::impl::handle_server_message(message& msg, std::string&& raw,
-                                                           std::shared_ptr<const message> classified) {
+                                                           std::shared_ptr<const message>& classified) {
   if (msg.kind == message_kind::batch) {
     co_await inspect_batch(msg, std::move(raw), direction::server_to_client);
     co_return;
