@@ -25,7 +25,7 @@
 #include "app/policy_setup.hpp"
 #include "app/server_options.hpp"
 #include "app/version.hpp"
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 #include "proxy/session.hpp"
 #include "transports/child_process.hpp"
 #include "transports/http_upstream.hpp"
@@ -151,7 +151,7 @@ int answer_start_failure(const std::string& reason, const proxy_settings& settin
   if (!settings.process.log_file.empty()) spdlog::error("{}", line);
   constexpr int exit_not_started = 127;
   const std::size_t limit = settings.session.max_message_bytes;
-  proxy::parse_limits limits;
+  protocol::parse_limits limits;
   limits.max_depth = settings.session.max_depth;
   std::string pending;
   bool oversize = false;  // skipping the rest of a line longer than the limit
@@ -174,17 +174,17 @@ int answer_start_failure(const std::string& reason, const proxy_settings& settin
       const bool skipped = std::exchange(oversize, false);
       std::string text = std::exchange(pending, {});
       if (skipped) continue;
-      const auto parsed = proxy::parse_message(text, limits);
+      const auto parsed = protocol::parse_message(text, limits);
       if (!parsed.ok) continue;
       std::string answer;
-      const auto refuse = [&](const proxy::message& request) {
-        return proxy::error_response(request.id, proxy::error_codes::server_unavailable, "mcp-warden " + line);
+      const auto refuse = [&](const protocol::message& request) {
+        return protocol::error_response(request.id, protocol::error_codes::server_unavailable, "mcp-warden " + line);
       };
-      if (parsed.value.kind == proxy::message_kind::request) {
+      if (parsed.value.kind == protocol::message_kind::request) {
         answer = refuse(parsed.value);
-      } else if (parsed.value.kind == proxy::message_kind::batch) {
+      } else if (parsed.value.kind == protocol::message_kind::batch) {
         for (const auto& item : parsed.value.items)
-          if (item.kind == proxy::message_kind::request) answer += (answer.empty() ? "[" : ",") + refuse(item);
+          if (item.kind == protocol::message_kind::request) answer += (answer.empty() ? "[" : ",") + refuse(item);
         if (!answer.empty()) answer += "]";
       }
       if (answer.empty()) continue;
@@ -237,7 +237,7 @@ int run_proxy(proxy_settings settings) {
 
   std::unique_ptr<transports::server_link> server;
   if (settings.upstream.enabled()) {
-    auto options = resolve_upstream(settings.upstream, settings.session.max_message_bytes);
+    auto options = resolve_upstream(settings.upstream, settings.session.max_message_bytes, settings.session.max_depth);
     auto link = options ? transports::connect_http_upstream(context.get_executor(), *options)
                         : result<std::unique_ptr<transports::server_link>>(error{options.error_message()});
     if (!link) {

@@ -90,7 +90,7 @@ result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
 // Every session gets a server of its own: a new child process or a new upstream connection.
 result<proxy::server_factory> make_server_factory(asio::io_context& context, const serve_settings& settings) {
   if (settings.upstream.enabled()) {
-    auto options = resolve_upstream(settings.upstream, settings.session.max_message_bytes);
+    auto options = resolve_upstream(settings.upstream, settings.session.max_message_bytes, settings.session.max_depth);
     if (!options) return error{options.error_message()};
     // Check the URL and TLS files once now, so that mistakes show at start-up.
     if (auto probe = transports::connect_http_upstream(context.get_executor(), *options); !probe)

@@ -71,7 +71,8 @@ result<std::shared_ptr<transports::oauth::client>> make_oauth_client(const upstr
 
 }  // namespace
 
-result<transports::http_upstream_options> resolve_upstream(const upstream_settings& s, std::size_t max_message_bytes) {
+result<transports::http_upstream_options> resolve_upstream(const upstream_settings& s, std::size_t max_message_bytes,
+                                                          std::size_t max_depth) {
   transports::http_upstream_options options;
   options.url = s.url;
   auto mode = transports::parse_transport_option(s.transport);
@@ -89,6 +90,7 @@ result<transports::http_upstream_options> resolve_upstream(const upstream_settin
   options.connect_timeout = std::chrono::milliseconds(s.connect_timeout_ms);
   options.read_timeout = std::chrono::milliseconds(s.read_timeout_ms);
   options.max_message_bytes = max_message_bytes;
+  options.max_depth = max_depth;
   auto oauth = make_oauth_client(s, options);
   if (!oauth) return error{oauth.error_message()};
   options.oauth = std::move(*oauth);

@@ -35,8 +35,9 @@ struct upstream_settings {
 
 void add_upstream_options(CLI::App& cli, upstream_settings& settings);
 
-// Validates the values (header syntax, transport name) into the transport's options.
+// Validates the values (header syntax, transport name) into the transport's options; the limits
+// are the session's (the upstream classifies what the server sends for it).
 result<transports::http_upstream_options> resolve_upstream(const upstream_settings& settings,
-                                                           std::size_t max_message_bytes);
+                                                           std::size_t max_message_bytes, std::size_t max_depth = 512);
 
 }  // namespace warden::app

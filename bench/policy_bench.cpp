@@ -10,7 +10,7 @@
 
 #include "config/policy.hpp"
 #include "proxy/audit_log.hpp"
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 #include "proxy/policy_inspector.hpp"
 #include "proxy/runtime_text.hpp"
 
@@ -21,15 +21,15 @@ namespace {
 
 // As the session reads a message: its envelope only, and the whole document when the inspector
 // asks for it (a tools/call and its answer are read from their text).
-proxy::message parse(const std::string& text) {
-  proxy::parse_limits limits;
+protocol::message parse(const std::string& text) {
+  protocol::parse_limits limits;
   limits.document = false;
-  return proxy::parse_message(text, limits).value;
+  return protocol::parse_message(text, limits).value;
 }
 
-proxy::message parse_for(const proxy::policy_inspector& inspector, const std::string& text, proxy::direction from) {
-  proxy::message msg = parse(text);
-  if (inspector.needs_document(msg, from)) proxy::load_document(msg, text);
+protocol::message parse_for(const proxy::policy_inspector& inspector, const std::string& text, proxy::direction from) {
+  protocol::message msg = parse(text);
+  if (inspector.needs_document(msg, from)) protocol::load_document(msg, text);
   return msg;
 }
 
@@ -44,10 +44,10 @@ double run(proxy::policy_inspector& inspector, int calls, const std::string& res
   }
   const auto start = clock::now();
   for (int i = 0; i < calls; ++i) {
-    const proxy::message request = parse_for(inspector, requests[i], proxy::direction::client_to_server);
+    const protocol::message request = parse_for(inspector, requests[i], proxy::direction::client_to_server);
     proxy::message_context up{proxy::direction::client_to_server, requests[i]};
     inspector.inspect(request, up);
-    const proxy::message response = parse_for(inspector, responses[i], proxy::direction::server_to_client);
+    const protocol::message response = parse_for(inspector, responses[i], proxy::direction::server_to_client);
     proxy::message_context down{proxy::direction::server_to_client, responses[i]};
     inspector.inspect(response, down);
   }

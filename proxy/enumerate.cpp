@@ -12,13 +12,15 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 #include "proxy/session.hpp"
 #include "proxy/surface_recorder.hpp"
 #include "transports/child_process.hpp"
 #include "transports/http_upstream.hpp"
 
 namespace warden::proxy {
+
+using namespace protocol;
 
 namespace asio = boost::asio;
 using nlohmann::json;

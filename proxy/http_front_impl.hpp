@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/jsonrpc.hpp"
 #include "proxy/http_front.hpp"
 #include "proxy/session.hpp"
 #include "transports/beast_stream.hpp"
@@ -41,7 +42,8 @@ inline constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 inline constexpr std::size_t kept_finished_streams = 16;
 
 using request_t = transports::http_request;
-using inbound_channel = asio::experimental::channel<void(error_code, std::string)>;
+// POSTed messages for the session, each with the classification the front read it by.
+using inbound_channel = asio::experimental::channel<void(error_code, std::string, std::shared_ptr<protocol::parse_outcome>)>;
 
 // A formatted SSE event, shared by a stream's replay history and the connections sending it:
 // a large answer is held once, not once per place.
@@ -103,6 +105,8 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
         stopped_wait_(executor) {}
 
   std::string url() const { return server_.base_url() + options_.mcp_path; }
+  // How the front classifies messages: as the session would (its depth limit, no document).
+  protocol::parse_limits limits() const { return {session_options_.max_depth, /*document=*/false}; }
   asio::awaitable<void> run();
   void stop();
 
@@ -144,8 +148,9 @@ class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
       inbound.close();
     }
 
-    // A message from the server, routed to the stream the client expects it on.
-    void route(std::string bytes);
+    // A message from the server, routed to the stream the client expects it on; `classified` is
+    // the session's classification of it (null: a message the session built, classified here).
+    void route(std::string bytes, std::shared_ptr<const protocol::message> classified);
     void deliver(out_stream& s, std::string_view bytes, std::vector<json> answers = {});
     void finish(out_stream& s);
     void trim_finished_history();

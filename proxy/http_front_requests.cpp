@@ -4,20 +4,21 @@
 
 #include <spdlog/spdlog.h>
 
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 #include "transports/http_rules.hpp"
 #include "transports/sse_parser.hpp"
 
 namespace warden::proxy {
 
+using namespace protocol;
+
 namespace {
 
-using transports::jsonrpc_error_body;
 using transports::make_http_response;
 
 // What a POST body holds, as far as routing is concerned.
 struct body_summary {
-  bool valid = true;                 // every item is a JSON-RPC object
+  bool valid = true;                 // every item is a JSON-RPC 2.0 message
   std::vector<json> request_ids;
   std::vector<std::string> progress_tokens;  // id keys of _meta.progressToken
   bool has_initialize = false;
@@ -26,42 +27,42 @@ struct body_summary {
   std::string init_version;          // initialize params.protocolVersion
 };
 
-body_summary summarize(const json& doc) {
+// Read from the body's classification (`bytes`: the body it was classified from).
+body_summary summarize(const parse_outcome& parsed, std::string_view bytes) {
   body_summary s;
-  auto note = [&](const json& item) {
+  s.valid = parsed.ok;
+  auto note = [&](const message& item) {
     ++s.items;
-    if (!item.is_object() || item.value("jsonrpc", "") != "2.0") {
-      s.valid = false;
-      return;
-    }
-    const auto method = item.find("method");
-    if (method == item.end() || !method->is_string()) return;  // a response
-    if (item.contains("id")) s.request_ids.push_back(item["id"]);
-    if (*method == "initialize") {
+    if (string_at(item, bytes, {"jsonrpc"}) != "2.0") s.valid = false;
+    if (item.kind == message_kind::request) s.request_ids.push_back(item.id);
+    if (item.kind != message_kind::request && item.kind != message_kind::notification) return;
+    if (item.method == "initialize") {
       s.has_initialize = true;
-      if (item.contains("params") && item["params"].is_object()) s.init_version = item["params"].value("protocolVersion", "");
+      s.init_version = string_at(item, bytes, {"params", "protocolVersion"}).value_or("");
     }
-    const auto params = item.find("params");
-    if (params == item.end() || !params->is_object()) return;
-    const auto meta = params->find("_meta");
-    if (meta == params->end() || !meta->is_object()) return;
-    if (const auto t = meta->find("progressToken"); t != meta->end()) s.progress_tokens.push_back(id_key(*t));
-    if (const auto v = meta->find(transports::meta_protocol_version); v != meta->end() && v->is_string()) s.modern_version = v->get<std::string>();
+    if (const json token = value_at(item, bytes, {"params", "_meta", "progressToken"}); !token.is_null())
+      s.progress_tokens.push_back(id_key(token));
+    if (auto version = string_at(item, bytes, {"params", "_meta", transports::meta_protocol_version})) s.modern_version = *version;
   };
-  if (doc.is_array()) {
-    if (doc.empty()) s.valid = false;
-    for (const auto& item : doc) note(item);
+  if (!parsed.ok) return s;
+  if (parsed.value.kind == message_kind::batch) {
+    for (const auto& item : parsed.value.items) note(item);
   } else {
-    note(doc);
+    note(parsed.value);
   }
   return s;
+}
+
+// The 400 for a body that is not JSON (or nests deeper than the session accepts).
+std::string parse_error_text(const parse_failure& failure) {
+  return failure.reason.rfind("invalid JSON", 0) == 0 ? "Parse error: invalid JSON" : "Parse error: " + failure.reason;
 }
 
 }  // namespace
 
 asio::awaitable<bool> http_front::impl::send_error(any_stream& stream, const request_t& req, http::status status, int code,
                                                  const std::string& message, std::string header, std::string value) {
-  auto res = make_http_response(req, status, jsonrpc_error_body(code, message));
+  auto res = make_http_response(req, status, error_response(nullptr, code, message));
   if (!header.empty()) res.set(header, value);
   co_return co_await send(stream, std::move(res));
 }
@@ -74,9 +75,12 @@ asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_
   if (!transports::is_media_type(req[http::field::content_type], "application/json"))
     co_return co_await send_error(stream, req, http::status::unsupported_media_type, -32000,
                                   "Unsupported Media Type: Content-Type must be application/json");
-  const json doc = json::parse(req.body(), nullptr, false);
-  if (doc.is_discarded()) co_return co_await send_error(stream, req, http::status::bad_request, -32700, "Parse error: invalid JSON");
-  const body_summary summary = summarize(doc);
+  // Classified once, here: the session takes this classification with the body.
+  std::string body = transports::json_on_one_line(std::move(req.body()));
+  auto classified = std::make_shared<parse_outcome>(parse_message(body, limits()));
+  if (!classified->ok && classified->failure.code == error_codes::parse_error)
+    co_return co_await send_error(stream, req, http::status::bad_request, -32700, parse_error_text(classified->failure));
+  const body_summary summary = summarize(*classified, body);
   if (!summary.valid)
     co_return co_await send_error(stream, req, http::status::bad_request, -32600, "Invalid Request: not a JSON-RPC 2.0 message");
   const std::string_view version_header = req["mcp-protocol-version"];
@@ -98,8 +102,8 @@ asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_
       spdlog::error("cannot start a server for a new session: {}", created.error_message());
       // The answer to the client's initialize, with its id: the cause is what the client shows.
       auto res = make_http_response(req, http::status::bad_gateway,
-                               jsonrpc_error_body(-32000, "mcp-warden cannot start the server: " + created.error_message(),
-                                                  summary.request_ids.empty() ? json(nullptr) : summary.request_ids.front()));
+                               error_response(summary.request_ids.empty() ? json(nullptr) : summary.request_ids.front(), -32000,
+                                              "mcp-warden cannot start the server: " + created.error_message()));
       co_return co_await send(stream, std::move(res));
     }
     s = *created;
@@ -124,9 +128,8 @@ asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_
                                   "Bad Request: Mcp-Session-Id header is required");
   }
 
-  std::string body = transports::json_on_one_line(std::move(req.body()));
   if (summary.request_ids.empty()) {
-    co_await s->inbound.async_send(error_code{}, std::move(body), use_tuple);
+    co_await s->inbound.async_send(error_code{}, std::move(body), std::move(classified), use_tuple);
     co_return co_await send(stream, make_http_response(req, http::status::accepted, ""));
   }
   auto out = s->open_stream(false);
@@ -137,7 +140,7 @@ asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_
   for (const auto& token : summary.progress_tokens) s->progress_routes[token] = out;
   auto conn = std::make_shared<attachment>(executor_);
   out->conn = conn;
-  auto [sec] = co_await s->inbound.async_send(error_code{}, std::move(body), use_tuple);
+  auto [sec] = co_await s->inbound.async_send(error_code{}, std::move(body), std::move(classified), use_tuple);
   if (sec) {
     s->finish(*out);
     co_return co_await send_error(stream, req, http::status::not_found, -32001, "Session not found");
@@ -185,10 +188,9 @@ asio::awaitable<bool> http_front::impl::handle_get(any_stream& stream, request_t
       for (const auto& [seq, id] : out->lost_answers)
         if (seq > after)
           missed.emplace_back(seq, std::make_shared<const std::string>(transports::format_sse_event(
-                                       jsonrpc_error_body(error_codes::limit_exceeded,
-                                                          "mcp-warden: this answer was dropped from the stream's "
-                                                          "replay buffer; send the request again",
-                                                          id),
+                                       error_response(id, error_codes::limit_exceeded,
+                                                      "mcp-warden: this answer was dropped from the stream's "
+                                                      "replay buffer; send the request again"),
                                        out->id + "_" + std::to_string(seq), "message")));
       for (const auto& past : out->history)
         if (past.seq > after) missed.emplace_back(past.seq, past.text);
@@ -271,9 +273,12 @@ asio::awaitable<bool> http_front::impl::handle_legacy_post(any_stream& stream, r
   if (!transports::is_media_type(req[http::field::content_type], "application/json"))
     co_return co_await send_error(stream, req, http::status::unsupported_media_type, -32000,
                                   "Unsupported Media Type: Content-Type must be application/json");
-  const json doc = json::parse(req.body(), nullptr, false);
-  if (doc.is_discarded()) co_return co_await send_error(stream, req, http::status::bad_request, -32700, "Parse error: invalid JSON");
-  auto [ec] = co_await s->inbound.async_send(error_code{}, transports::json_on_one_line(std::move(req.body())), use_tuple);
+  // Classified once, here; what is JSON but no message gets the session's answer on the stream.
+  std::string body = transports::json_on_one_line(std::move(req.body()));
+  auto classified = std::make_shared<parse_outcome>(parse_message(body, limits()));
+  if (!classified->ok && classified->failure.code == error_codes::parse_error)
+    co_return co_await send_error(stream, req, http::status::bad_request, -32700, parse_error_text(classified->failure));
+  auto [ec] = co_await s->inbound.async_send(error_code{}, std::move(body), std::move(classified), use_tuple);
   if (ec) co_return co_await send_error(stream, req, http::status::not_found, -32001, "Session not found");
   co_return co_await send(stream, make_http_response(req, http::status::accepted, "Accepted", "text/plain"));
 }

@@ -9,10 +9,12 @@
 #include <spdlog/spdlog.h>
 
 #include "metrics/warden_metrics.hpp"
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 #include "transports/sse_parser.hpp"
 
 namespace warden::proxy {
+
+using namespace protocol;
 
 namespace {
 
@@ -30,24 +32,24 @@ std::string random_id() {
 
 }  // namespace
 
-void http_front::impl::front_session::route(std::string bytes) {
+void http_front::impl::front_session::route(std::string bytes, std::shared_ptr<const message> classified) {
   if (kind == session_kind::legacy) {
     if (standalone) deliver(*standalone, bytes);
     return;
   }
-  // The envelope scan reads id and method without building the message as a document (a
-  // large result would be copied into one just to find its id); the session has checked
-  // the message, depth included, before it got here.
-  parse_limits limits;
-  limits.max_depth = front.session_options_.max_depth;
-  limits.document = false;
-  parse_outcome parsed = parse_message(bytes, limits);
+  if (!classified) {
+    // The envelope scan reads id and method without building the message as a document (a
+    // large result would be copied into one just to find its id).
+    parse_outcome parsed = parse_message(bytes, front.limits());
+    if (parsed.ok) classified = std::make_shared<const message>(std::move(parsed.value));
+  }
   std::shared_ptr<out_stream> target;
   bool answers = false;
   std::vector<json> answered;
-  message& msg = parsed.value;
-  message& first = msg.kind == message_kind::batch && !msg.items.empty() ? msg.items.front() : msg;
-  if (!parsed.ok) {
+  const message none{};
+  const message& msg = classified ? *classified : none;
+  const message& first = msg.kind == message_kind::batch && !msg.items.empty() ? msg.items.front() : msg;
+  if (!classified) {
     // Not one we can read (the session forwards only checked messages): routed as unrelated.
   } else if (first.kind == message_kind::response) {
     answers = true;
@@ -65,11 +67,8 @@ void http_front::impl::front_session::route(std::string bytes) {
       forget(msg);
     }
   } else if (first.kind == message_kind::notification && first.method == "notifications/progress") {
-    if (!first.has_document) load_document(first, bytes);
-    const json& params = first.doc.value("params", json::object());
-    if (params.is_object() && params.contains("progressToken"))
-      if (auto it = progress_routes.find(id_key(params["progressToken"])); it != progress_routes.end() &&
-                                                                             !it->second->finished)
+    if (const json token = value_at(first, bytes, {"params", "progressToken"}); !token.is_null())
+      if (auto it = progress_routes.find(id_key(token)); it != progress_routes.end() && !it->second->finished)
         target = it->second;
   }
   if (!target && !answers) {
@@ -163,11 +162,12 @@ class http_front::impl::front_reader final : public transports::message_reader {
  public:
   explicit front_reader(std::shared_ptr<front_session> s) : s_(std::move(s)) {}
   asio::awaitable<transports::read_outcome> async_read_message() override {
-    auto [ec, bytes] = co_await s_->inbound.async_receive(use_tuple);
-    if (ec) co_return transports::read_outcome{asio::error::eof, {}};
+    auto [ec, bytes, classified] = co_await s_->inbound.async_receive(use_tuple);
+    if (ec) co_return transports::read_outcome{asio::error::eof, {}, {}};
     transports::read_outcome out;
     out.message.size = bytes.size();
     out.message.bytes = std::move(bytes);
+    out.classified = std::move(classified);
     co_return out;
   }
   void cancel() override { s_->close_input(); }
@@ -181,7 +181,12 @@ class http_front::impl::front_writer final : public transports::message_writer {
   explicit front_writer(std::shared_ptr<front_session> s) : s_(std::move(s)) {}
   // Never waits: routing only queues (a client that does not read is dropped, see deliver).
   asio::awaitable<error_code> async_write_message(std::string_view bytes) override {
-    if (!s_->ended) s_->route(std::string(bytes));
+    return async_write_classified(bytes, nullptr);
+  }
+  bool takes_classified() const override { return true; }
+  asio::awaitable<error_code> async_write_classified(std::string_view bytes,
+                                                     std::shared_ptr<const message> classified) override {
+    if (!s_->ended) s_->route(std::string(bytes), std::move(classified));
     co_return error_code{};
   }
   void close() override { s_->end_all_streams(); }

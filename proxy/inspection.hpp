@@ -10,9 +10,12 @@
 #include <string>
 #include <string_view>
 
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 
 namespace warden::proxy {
+
+// The proxy works in the protocol layer's terms (protocol/jsonrpc.hpp): a classified message.
+using protocol::message;
 
 enum class direction { client_to_server, server_to_client };
 

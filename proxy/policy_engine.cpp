@@ -11,10 +11,12 @@
 #include "analysis/catalogue.hpp"
 #include "analysis/engine.hpp"
 #include "config/glob.hpp"
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 #include "proxy/runtime_text.hpp"
 
 namespace warden::proxy {
+
+using namespace protocol;
 
 using nlohmann::json;
 using config::action;

@@ -18,11 +18,11 @@
 #include "config/lockfile.hpp"
 #include "config/policy.hpp"
 
-namespace warden::proxy {
-
-namespace json_text {
+namespace warden::protocol::json_text {
 struct lookup;
 }
+
+namespace warden::proxy {
 
 // The reason of a call no rule decided and the default allowed. decide_call leaves `reason` empty
 // for it rather than build this text on every call; the call's audit record says it.
@@ -116,7 +116,7 @@ class policy_engine {
   // With `is_error`, also the result's "isError" member (as json_text::member reads it), found in
   // the same pass over a tools/call result; filled whenever a judgement is returned.
   std::optional<result_judgement> judge_result_text(std::string_view method, std::string_view result,
-                                                    json_text::lookup* is_error = nullptr) const;
+                                                    protocol::json_text::lookup* is_error = nullptr) const;
 
   config::role_set roles_of(std::string_view tool) const;
   bool saw_untrusted() const noexcept { return !untrusted_source_.empty(); }

@@ -10,6 +10,8 @@
 
 namespace warden::proxy {
 
+using namespace protocol;
+
 using namespace std::string_view_literals;
 
 using nlohmann::json;

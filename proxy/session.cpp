@@ -37,6 +37,10 @@ session::impl::impl(asio::any_io_executor executor, session_options options,
       signals_(executor, SIGINT, SIGTERM, SIGHUP) {
   std::random_device entropy;
   nonce_ = std::to_string(entropy()) + std::to_string(entropy());
+  // Known before the first message is relayed: each message then carries its classification to
+  // a writer that takes it.
+  to_client_.takes_classified = client_out_->takes_classified();
+  to_server_.takes_classified = server_->input().takes_classified();
 }
 
 asio::awaitable<session_outcome> session::impl::run() {

@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 #include "proxy/runtime_text.hpp"
 #include "proxy/session.hpp"
 #include "proxy/surface_recorder.hpp"
@@ -26,21 +26,26 @@
 namespace warden::proxy {
 
 namespace asio = boost::asio;
+using namespace protocol;  // messages, ids, errors: the session speaks JSON-RPC throughout
 using nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 using error_code = boost::system::error_code;
 
 // One direction's write queue: bounded in messages by the channel and in bytes by `queued_bytes`
-// (a slow reader must not make us buffer without end), with one writer draining it.
+// (a slow reader must not make us buffer without end), with one writer draining it. Each message
+// is its bytes and, for a writer that takes classified messages
+// (transports::message_writer::takes_classified), the classification it was relayed under (null
+// for messages the session built or changed).
 struct message_queue {
   message_queue(asio::any_io_executor executor, std::size_t depth)
       : channel(executor, depth), space_freed(executor) {}
-  asio::experimental::channel<void(error_code, std::string)> channel;
+  asio::experimental::channel<void(error_code, std::string, std::shared_ptr<const message>)> channel;
   std::size_t queued_bytes = 0;
   asio::steady_timer space_freed;  // cancelled whenever the writer has taken bytes off
   // For the direct write (see try_enqueue): the queue's writer, whether it waits with nothing in
   // hand, and whether the reader feeding this queue already holds more messages to batch.
   transports::message_writer* writer = nullptr;
+  bool takes_classified = false;  // the writer's message_writer::takes_classified(), set with it
   bool writer_idle = false;
   bool more_coming = false;
   unsigned burst = 0;  // messages of the reader's current burst queued since the writer's last turn
@@ -98,14 +103,17 @@ class session::impl {
   asio::awaitable<void> refuse_oversized(direction from, const transports::frame& frame);
   asio::awaitable<void> refuse_invalid(direction from, const parse_failure& failure, std::string_view bytes);
   bool needs_document(const message& msg, direction from) const;
-  asio::awaitable<void> handle_client_message(message& msg, std::string&& raw);
-  asio::awaitable<void> handle_server_message(message& msg, std::string&& raw);
+  // `classified`: `msg` to hand to the other end's writer along with `raw` (null: it takes none);
+  // taken when the message is forwarded. Like `msg`, it lives in relay() until these complete.
+  asio::awaitable<void> handle_client_message(message& msg, std::string&& raw, std::shared_ptr<const message>& classified);
+  asio::awaitable<void> handle_server_message(message& msg, std::string&& raw, std::shared_ptr<const message>& classified);
   void note_client_item(const message& item);
   bool note_server_item(const message& item);  // false: an answer to our own request, consumed
   void capture_response(const message& response, const pending_request& request);
   verdict run_inspectors(const message& msg, const message_context& context);
   asio::awaitable<void> apply(verdict&& decision, const message& msg, std::string&& raw,
-                              message_queue& forward_queue, message_queue& reply_queue);
+                              std::shared_ptr<const message> classified, message_queue& forward_queue,
+                              message_queue& reply_queue);
   asio::awaitable<void> inspect_batch(message& msg, std::string&& raw, direction from);
 
   // --- asking the user (elicitation/create of our own, the request held meanwhile) ---
@@ -120,8 +128,8 @@ class session::impl {
   void consume_internal_response(const message& response, const internal_request& request);
 
   // --- plumbing ---
-  asio::awaitable<void> send(message_queue& queue, std::string bytes);
-  bool try_enqueue(message_queue& queue, std::string& bytes);
+  asio::awaitable<void> send(message_queue& queue, std::string bytes, std::shared_ptr<const message> classified = nullptr);
+  bool try_enqueue(message_queue& queue, std::string& bytes, std::shared_ptr<const message>& classified);
   bool writer_turn_due(message_queue& queue);
   asio::awaitable<void> close_queue(message_queue& queue);
   void post(message_queue& queue, std::string bytes);

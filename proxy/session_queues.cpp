@@ -26,29 +26,37 @@ constexpr unsigned inspected_hand_over = 16;
 asio::awaitable<void> session::impl::drain_queue(message_queue& queue, transports::message_writer& out,
                                                  bool& failed, bool& done) {
   std::vector<std::string> batch;
+  std::vector<std::shared_ptr<const message>> classified;  // batch[i]'s, for writers that take them
   bool end = false;
   queue.writer = &out;
+  const auto take = [&](std::string&& bytes, std::shared_ptr<const message>&& with) {
+    batch.push_back(std::move(bytes));
+    if (queue.takes_classified) classified.push_back(std::move(with));
+  };
   while (!end) {
     error_code ec;
     queue.writer_idle = !failed;
-    std::string bytes = co_await queue.channel.async_receive(asio::redirect_error(asio::use_awaitable, ec));
+    auto [first, first_classified] = co_await queue.channel.async_receive(asio::redirect_error(asio::use_awaitable, ec));
     queue.writer_idle = false;
     if (ec) break;  // close_queue(): no more
-    batch.push_back(std::move(bytes));
+    take(std::move(first), std::move(first_classified));
     // Whatever is queued behind it goes out in the same write: one system call for many messages.
     while (batch.size() < options_.queue_depth && !end &&
-           queue.channel.try_receive([&](error_code e, std::string more) {
+           queue.channel.try_receive([&](error_code e, std::string more, std::shared_ptr<const message> more_classified) {
              if (e) end = true;
-             else batch.push_back(std::move(more));
+             else take(std::move(more), std::move(more_classified));
            })) {
     }
     std::size_t size = 0;
-    for (const auto& message : batch) size += message.size();
+    for (const auto& bytes : batch) size += bytes.size();
     // When the peer is gone, keep draining so producers never block on it.
-    if (!failed) ec = co_await out.async_write_messages(batch);
+    if (!failed && !queue.takes_classified) ec = co_await out.async_write_messages(batch);
+    for (std::size_t i = 0; !failed && queue.takes_classified && i < batch.size() && !ec; ++i)
+      ec = co_await out.async_write_classified(batch[i], std::move(classified[i]));
     // Free the messages now, not when the next one comes: after a burst of large results the
     // queue would otherwise keep up to queue_depth of them alive while the session idles.
     batch.clear();
+    classified.clear();
     release(queue, size);
     if (ec) {
       failed = true;
@@ -62,7 +70,7 @@ asio::awaitable<void> session::impl::drain_queue(message_queue& queue, transport
   notify();
 }
 
-asio::awaitable<void> session::impl::send(message_queue& queue, std::string bytes) {
+asio::awaitable<void> session::impl::send(message_queue& queue, std::string bytes, std::shared_ptr<const message> classified) {
   // Back-pressure by bytes as well as by count; one message larger than the budget still passes
   // once the queue is empty, so nothing within --max-message-bytes can wedge a direction.
   while (queue.queued_bytes > 0 && queue.queued_bytes + bytes.size() > options_.queue_bytes) {
@@ -71,16 +79,18 @@ asio::awaitable<void> session::impl::send(message_queue& queue, std::string byte
     error_code ignored;
     co_await queue.space_freed.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
   }
-  if (finished_ || try_enqueue(queue, bytes)) co_return;
+  if (finished_ || try_enqueue(queue, bytes, classified)) co_return;
   queue.queued_bytes += bytes.size();
   error_code ignored;
-  co_await queue.channel.async_send(error_code{}, std::move(bytes), asio::redirect_error(asio::use_awaitable, ignored));
+  co_await queue.channel.async_send(error_code{}, std::move(bytes), std::move(classified),
+                                    asio::redirect_error(asio::use_awaitable, ignored));
 }
 
 // Room in the queue and the channel (the usual case): queued at once, with no coroutine and no
-// trip through the scheduler. False leaves `bytes` to send(), which the caller co_awaits; after a
-// partial direct write `bytes` holds what is left (possibly only the newline, as "").
-bool session::impl::try_enqueue(message_queue& queue, std::string& bytes) {
+// trip through the scheduler. False leaves `bytes` and `classified` to send(), which the caller
+// co_awaits; after a partial direct write `bytes` holds what is left (possibly only the newline,
+// as ""). The direct write is for writers that take bytes alone.
+bool session::impl::try_enqueue(message_queue& queue, std::string& bytes, std::shared_ptr<const message>& classified) {
   if (finished_ || (queue.queued_bytes > 0 && queue.queued_bytes + bytes.size() > options_.queue_bytes)) return false;
   // One message with nothing ahead of it and none behind it in the reader (one call at a time):
   // written here, saving the writer's wake-up and a pass of the event loop. Messages that arrive
@@ -92,7 +102,7 @@ bool session::impl::try_enqueue(message_queue& queue, std::string& bytes) {
   }
   const std::size_t size = bytes.size();
   queue.queued_bytes += size;
-  if (queue.channel.try_send(error_code{}, std::move(bytes))) return true;  // moved only on success
+  if (queue.channel.try_send(error_code{}, std::move(bytes), std::move(classified))) return true;  // moved only on success
   queue.queued_bytes -= size;
   return false;
 }
@@ -113,9 +123,9 @@ bool session::impl::writer_turn_due(message_queue& queue) {
 
 // The writer finishes what is queued before this, then closes its stream.
 asio::awaitable<void> session::impl::close_queue(message_queue& queue) {
-  if (finished_ || queue.channel.try_send(asio::error::eof, std::string())) co_return;
+  if (finished_ || queue.channel.try_send(asio::error::eof, std::string(), nullptr)) co_return;
   error_code ignored;
-  co_await queue.channel.async_send(asio::error::eof, std::string(), asio::redirect_error(asio::use_awaitable, ignored));
+  co_await queue.channel.async_send(asio::error::eof, std::string(), nullptr, asio::redirect_error(asio::use_awaitable, ignored));
 }
 
 void session::impl::release(message_queue& queue, std::size_t size) {

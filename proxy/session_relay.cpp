@@ -75,7 +75,13 @@ asio::awaitable<void> session::impl::relay(direction from) {
       co_await refuse_oversized(from, in.message);
       continue;
     }
-    parse_outcome parsed = parse_message(in.message.bytes, limits);
+    // Classified once: by the reader when it had to (the HTTP upstream and front), else here; kept
+    // shared when the other end's writer takes it along (see message_writer::takes_classified).
+    std::shared_ptr<parse_outcome>& shared = in.classified;
+    if (!shared && forward_queue.takes_classified)
+      shared = std::make_shared<parse_outcome>(parse_message(in.message.bytes, limits));
+    parse_outcome local = shared ? parse_outcome{} : parse_message(in.message.bytes, limits);
+    parse_outcome& parsed = shared ? *shared : local;
     if (!parsed.ok) {
       co_await refuse_invalid(from, parsed.failure, in.message.bytes);
       continue;
@@ -83,8 +89,12 @@ asio::awaitable<void> session::impl::relay(direction from) {
     if (from_client && parsed.value.had_invalid_utf8)
       spdlog::warn("client message contains invalid UTF-8; forwarded unchanged");
     if (needs_document(parsed.value, from)) load_document(parsed.value, in.message.bytes);
-    if (from_client) co_await handle_client_message(parsed.value, std::move(in.message.bytes));
-    else co_await handle_server_message(parsed.value, std::move(in.message.bytes));
+    // A batch's members are taken apart by its inspection (inspect_batch): its writer classifies it.
+    std::shared_ptr<const message> classified;
+    if (shared && forward_queue.takes_classified && parsed.value.kind != message_kind::batch)
+      classified = std::shared_ptr<const message>(shared, &shared->value);
+    if (from_client) co_await handle_client_message(parsed.value, std::move(in.message.bytes), classified);
+    else co_await handle_server_message(parsed.value, std::move(in.message.bytes), classified);
     if (writer_turn_due(forward_queue)) co_await asio::post(executor_, asio::use_awaitable);
   }
   (from_client ? client_input_done_ : server_output_done_) = true;
@@ -181,7 +191,8 @@ void session::impl::note_client_item(const message& item) {
   }
 }
 
-asio::awaitable<void> session::impl::handle_client_message(message& msg, std::string&& raw) {
+asio::awaitable<void> session::impl::handle_client_message(message& msg, std::string&& raw,
+                                                           std::shared_ptr<const message>& classified) {
   if (msg.kind == message_kind::batch) {
     std::size_t requests = 0;
     for (const auto& item : msg.items) requests += item.kind == message_kind::request;
@@ -220,8 +231,8 @@ asio::awaitable<void> session::impl::handle_client_message(message& msg, std::st
   const bool starts_session = msg.kind == message_kind::notification &&
                               msg.method == "notifications/initialized";
   // The common case (forward, room in the queue) needs no further coroutine frame.
-  if (decision.what != verdict::action::forward || !try_enqueue(to_server_, raw))
-    co_await apply(std::move(decision), msg, std::move(raw), to_server_, to_client_);
+  if (decision.what != verdict::action::forward || !try_enqueue(to_server_, raw, classified))
+    co_await apply(std::move(decision), msg, std::move(raw), std::move(classified), to_server_, to_client_);
 
   if (starts_session) {
     client_initialized_ = true;
@@ -262,7 +273,8 @@ bool session::impl::note_server_item(const message& item) {
   return true;
 }
 
-asio::awaitable<void> session::impl::handle_server_message(message& msg, std::string&& raw) {
+asio::awaitable<void> session::impl::handle_server_message(message& msg, std::string&& raw,
+                                                           std::shared_ptr<const message>& classified) {
   if (msg.kind == message_kind::batch) {
     co_await inspect_batch(msg, std::move(raw), direction::server_to_client);
     co_return;
@@ -273,8 +285,8 @@ asio::awaitable<void> session::impl::handle_server_message(message& msg, std::st
   context.from = direction::server_to_client;
   context.raw = raw;
   verdict decision = run_inspectors(msg, context);
-  if (decision.what != verdict::action::forward || !try_enqueue(to_client_, raw))
-    co_await apply(std::move(decision), msg, std::move(raw), to_client_, to_server_);
+  if (decision.what != verdict::action::forward || !try_enqueue(to_client_, raw, classified))
+    co_await apply(std::move(decision), msg, std::move(raw), std::move(classified), to_client_, to_server_);
 }
 
 verdict session::impl::run_inspectors(const message& msg, const message_context& context) {
@@ -291,10 +303,11 @@ verdict session::impl::run_inspectors(const message& msg, const message_context&
 }
 
 asio::awaitable<void> session::impl::apply(verdict&& decision, const message& msg, std::string&& raw,
-                                           message_queue& forward_queue, message_queue& reply_queue) {
+                                           std::shared_ptr<const message> classified, message_queue& forward_queue,
+                                           message_queue& reply_queue) {
   switch (decision.what) {
     case verdict::action::forward:
-      co_await send(forward_queue, std::move(raw));
+      co_await send(forward_queue, std::move(raw), std::move(classified));
       break;
     case verdict::action::replace:
       spdlog::info("message replaced: {}", decision.reason);
@@ -309,7 +322,7 @@ asio::awaitable<void> session::impl::apply(verdict&& decision, const message& ms
       if (decision.more().resume) {
         verdict fallback = decision.more().resume(nullptr);
         if (fallback.what == verdict::action::ask) fallback.what = verdict::action::block;
-        co_await apply(std::move(fallback), msg, std::move(raw), forward_queue, reply_queue);
+        co_await apply(std::move(fallback), msg, std::move(raw), std::move(classified), forward_queue, reply_queue);
       }
       break;
     case verdict::action::block:

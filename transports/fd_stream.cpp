@@ -81,7 +81,7 @@ class fd_reader final : public message_reader {
 
   asio::awaitable<read_outcome> async_read_message() override {
     while (ready_.empty()) {
-      if (at_eof_) co_return read_outcome{asio::error::eof, {}};
+      if (at_eof_) co_return read_outcome{asio::error::eof, {}, {}};
       error_code ec;
       const std::size_t n = co_await stream_.async_read_some(
           asio::buffer(buffer_), asio::redirect_error(asio::use_awaitable, ec));
@@ -93,7 +93,7 @@ class fd_reader final : public message_reader {
         framer_.finish([this](frame&& f) { ready_.push_back(std::move(f)); });
         at_eof_ = true;
       } else if (ec) {
-        co_return read_outcome{ec, {}};
+        co_return read_outcome{ec, {}, {}};
       }
     }
     read_outcome outcome;

@@ -1,5 +1,6 @@
 #include "transports/http_rules.hpp"
 
+#include <boost/beast/http/rfc7230.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
 
@@ -29,6 +30,16 @@ std::string_view trim(std::string_view text) {
 // The "type/subtype" of a media type or media range, without parameters, lower case.
 std::string bare_media_type(std::string_view value) {
   return to_lower(trim(value.substr(0, value.find(';'))));
+}
+
+// Whether the parameters of a media range (";q=0.5;level=1", read with Beast's param_list) give
+// it weight 0: "not acceptable" (RFC 9110, section 12.4.2).
+bool has_zero_weight(std::string_view parameters) {
+  for (const auto& [name, value] : boost::beast::http::param_list({parameters.data(), parameters.size()})) {
+    if (name.size() != 1 || (name[0] != 'q' && name[0] != 'Q')) continue;
+    return !value.empty() && value.front() == '0' && value.find_first_not_of("0.") == boost::beast::string_view::npos;
+  }
+  return false;
 }
 
 std::uint16_t default_port(bool tls) { return tls ? 443 : 80; }
@@ -98,8 +109,12 @@ bool accepts(std::string_view accept_header, std::string_view media_type) {
   const std::string wanted_family = wanted.substr(0, wanted.find('/')) + "/*";
   while (!accept_header.empty()) {
     const auto comma = accept_header.find(',');
-    const std::string range = bare_media_type(accept_header.substr(0, comma));
-    if (range == wanted || range == "*/*" || range == wanted_family) return true;
+    const std::string_view range = accept_header.substr(0, comma);
+    const std::string type = bare_media_type(range);
+    const auto semicolon = range.find(';');
+    if ((type == wanted || type == "*/*" || type == wanted_family) &&
+        (semicolon == std::string_view::npos || !has_zero_weight(range.substr(semicolon))))
+      return true;
     if (comma == std::string_view::npos) break;
     accept_header.remove_prefix(comma + 1);
   }

@@ -28,7 +28,8 @@ result<http_url> parse_http_url(std::string_view text);
 // Resolves `reference` (absolute URL, absolute path or relative path) against `base`.
 result<http_url> resolve_url(const http_url& base, std::string_view reference);
 
-// True when the Accept header value lists `media_type` (or a wildcard covering it).
+// True when the Accept header value lists `media_type` (or a wildcard covering it) with a weight
+// above 0 (";q=0" means not acceptable).
 bool accepts(std::string_view accept_header, std::string_view media_type);
 // True when a Content-Type value is `media_type` (parameters such as charset ignored).
 bool is_media_type(std::string_view content_type, std::string_view media_type);

@@ -9,10 +9,11 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http.hpp>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <spdlog/spdlog.h>
+
+#include "protocol/jsonrpc.hpp"
 
 namespace warden::transports {
 
@@ -37,10 +38,6 @@ http_response make_http_response(const http_request& req, http::status status, s
   return res;
 }
 
-std::string jsonrpc_error_body(int code, const std::string& message, const nlohmann::json& id) {
-  return nlohmann::json{{"jsonrpc", "2.0"}, {"error", {{"code", code}, {"message", message}}}, {"id", id}}.dump();
-}
-
 class http_server::impl : public std::enable_shared_from_this<impl> {
  public:
   impl(asio::any_io_executor executor, http_listen_options options, refusal_style style)
@@ -62,7 +59,7 @@ class http_server::impl : public std::enable_shared_from_this<impl> {
 
   http_response refusal(const http_request& req, http::status status, const std::string& message) const {
     // -32600 (invalid request) for everything the listener itself refuses, as MCP SDK servers do.
-    if (style_ == refusal_style::jsonrpc) return make_http_response(req, status, jsonrpc_error_body(-32600, message));
+    if (style_ == refusal_style::jsonrpc) return make_http_response(req, status, protocol::error_response(nullptr, protocol::error_codes::invalid_request, message));
     return make_http_response(req, status, message + "\n", "text/plain; charset=utf-8");
   }
 

@@ -10,7 +10,6 @@
 #include <boost/beast/http/string_body.hpp>
 #include <functional>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "analysis/result.hpp"
@@ -29,7 +28,6 @@ enum class refusal_style { jsonrpc, text };
 // A response to `req` (same version and keep-alive), with Server: mcp-warden.
 http_response make_http_response(const http_request& req, boost::beast::http::status status, std::string body,
                                  std::string_view content_type = "application/json");
-std::string jsonrpc_error_body(int code, const std::string& message, const nlohmann::json& id = nullptr);
 
 class http_server {
  public:

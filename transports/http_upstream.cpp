@@ -12,43 +12,41 @@ using namespace std::chrono_literals;
 
 namespace {
 
-void note_item(const json& item, message_info& info) {
-  if (!item.is_object()) return;
-  const auto method = item.find("method");
-  const bool has_method = method != item.end() && method->is_string();
-  if (has_method && item.contains("id")) info.request_ids.push_back(item["id"]);
-  if (!has_method) return;
-  info.method = method->get<std::string>();
+using protocol::message_kind;
+
+void note_item(const protocol::message& item, std::string_view bytes, message_info& info) {
+  if (item.kind == message_kind::request) info.request_ids.push_back(item.id);
+  if (item.kind != message_kind::request && item.kind != message_kind::notification) return;
+  info.method = item.method;
   info.initialize = info.initialize || info.method == "initialize";
   info.initialized_notification = info.method == "notifications/initialized";
-  const auto params = item.find("params");
-  if (params == item.end() || !params->is_object()) return;
-  if (const auto meta = params->find("_meta"); meta != params->end() && meta->is_object()) {
-    if (const auto v = meta->find(meta_protocol_version); v != meta->end() && v->is_string())
-      info.modern_version = v->get<std::string>();
-  }
+  // The params members the headers carry: the _meta protocol revision of the stateless era and
+  // the name of what a call addresses (Mcp-Name).
+  if (auto version = protocol::string_at(item, bytes, {"params", "_meta", meta_protocol_version})) info.modern_version = *version;
   static const std::pair<std::string_view, std::string_view> name_sources[] = {
       {"tools/call", "name"}, {"prompts/get", "name"}, {"resources/read", "uri"},
       {"tasks/get", "taskId"}, {"tasks/update", "taskId"}, {"tasks/cancel", "taskId"}};
-  for (const auto& [m, field] : name_sources) {
-    if (info.method != m) continue;
-    if (const auto v = params->find(field); v != params->end() && v->is_string())
-      info.mcp_name = encode_mcp_header_value(v->get<std::string>());
-  }
+  for (const auto& [m, field] : name_sources)
+    if (info.method == m)
+      if (auto name = protocol::string_at(item, bytes, {"params", field})) info.mcp_name = encode_mcp_header_value(*name);
 }
 
 }  // namespace
 
-message_info classify(std::string_view bytes) {
+message_info note_message(const protocol::message& msg, std::string_view bytes) {
   message_info info;
-  const json doc = json::parse(bytes, nullptr, false);
-  if (doc.is_array()) {
-    for (const auto& item : doc) note_item(item, info);
+  if (msg.kind == message_kind::batch) {
+    for (const auto& item : msg.items) note_item(item, bytes, info);
     info.method.clear();
   } else {
-    note_item(doc, info);
+    note_item(msg, bytes, info);
   }
   return info;
+}
+
+message_info upstream_state::note_own_message(std::string_view bytes) const {
+  protocol::parse_outcome parsed = protocol::parse_message(bytes, limits_);
+  return parsed.ok ? note_message(parsed.value, bytes) : message_info{};
 }
 
 std::set<std::string> awaited_keys(const message_info& info) {
@@ -60,16 +58,17 @@ std::set<std::string> awaited_keys(const message_info& info) {
 // ---- server_link surface --------------------------------------------------------------
 
 asio::awaitable<read_outcome> upstream_state::read() {
-  auto [ec, f] = co_await output_.async_receive(use_tuple);
-  if (ec) co_return read_outcome{ec == asio::experimental::error::channel_closed ? error_code(asio::error::eof) : ec, {}};
-  co_return read_outcome{{}, std::move(f)};
+  auto [ec, f, classified] = co_await output_.async_receive(use_tuple);
+  if (ec) co_return read_outcome{ec == asio::experimental::error::channel_closed ? error_code(asio::error::eof) : ec, {}, {}};
+  co_return read_outcome{{}, std::move(f), std::move(classified)};
 }
 
-asio::awaitable<error_code> upstream_state::write(std::string_view bytes) {
+asio::awaitable<error_code> upstream_state::write(std::string_view bytes, std::shared_ptr<const protocol::message> classified) {
   if (closing_ || aborted_) co_return asio::error::bad_descriptor;
   auto self = shared_from_this();
   std::string body(bytes);
-  message_info info = classify(body);
+  message_info info = classified ? note_message(*classified, body) : note_own_message(body);
+  classified.reset();
   if (mode_ == http_transport::auto_detect) {
     if (options_.transport != http_transport::auto_detect) mode_ = options_.transport;
     else if (!info.initialize) mode_ = http_transport::streamable_http;
@@ -164,7 +163,12 @@ class upstream_reader final : public message_reader {
 class upstream_writer final : public message_writer {
  public:
   explicit upstream_writer(std::shared_ptr<upstream_state> s) : state_(std::move(s)) {}
-  asio::awaitable<error_code> async_write_message(std::string_view bytes) override { return state_->write(bytes); }
+  asio::awaitable<error_code> async_write_message(std::string_view bytes) override { return state_->write(bytes, nullptr); }
+  bool takes_classified() const override { return true; }
+  asio::awaitable<error_code> async_write_classified(std::string_view bytes,
+                                                     std::shared_ptr<const protocol::message> classified) override {
+    return state_->write(bytes, std::move(classified));
+  }
   void close() override { state_->close_input(); }
 
  private:

@@ -33,6 +33,7 @@ struct http_upstream_options {
   std::chrono::milliseconds connect_timeout{10000};
   std::chrono::milliseconds read_timeout{60000};  // until response headers / a JSON body arrive
   std::size_t max_message_bytes = 64u << 20;
+  std::size_t max_depth = 512;                     // JSON nesting of a server message (the session's limit)
   std::size_t max_header_bytes = 64u << 10;
   unsigned max_reconnects = 5;                     // per stream, without progress in between
   std::shared_ptr<oauth::client> oauth;            // authorises on 401 / insufficient_scope 403 (null: off)

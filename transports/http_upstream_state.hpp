@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/jsonrpc.hpp"
 #include "transports/beast_stream.hpp"
 #include "transports/http_request.hpp"
 #include "transports/http_rules.hpp"
@@ -37,12 +38,14 @@ namespace http = beast::http;
 using nlohmann::json;
 
 inline constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
-inline constexpr int server_unavailable = -32000;
-inline constexpr int limit_exceeded = -32001;
+using protocol::id_key;
+using protocol::error_codes::limit_exceeded;
+using protocol::error_codes::server_unavailable;
 
-using output_channel = asio::experimental::channel<void(error_code, frame)>;
+// Server messages for the session, each with the classification made to read its ids.
+using output_channel = asio::experimental::channel<void(error_code, frame, std::shared_ptr<protocol::parse_outcome>)>;
 
-// What the relay needs to know about one outgoing message.
+// What the upstream needs to know about one outgoing message, from its classification.
 struct message_info {
   std::vector<json> request_ids;  // requests in it (a batch may hold several)
   std::string method;             // of a single request or notification
@@ -52,10 +55,9 @@ struct message_info {
   std::string mcp_name;           // Mcp-Name header value for modern requests
 };
 
-inline std::string id_key(const json& id) { return id.dump(); }
-
-// What the relay needs to know about one outgoing message (http_upstream.cpp).
-message_info classify(std::string_view bytes);
+// What the upstream needs to know about one outgoing message (http_upstream.cpp), read from its
+// classification (and `bytes`, which it was classified from) without a document.
+message_info note_message(const protocol::message& msg, std::string_view bytes);
 // The keys of the requests in an outgoing message: the answers still awaited for it.
 std::set<std::string> awaited_keys(const message_info& info);
 
@@ -76,6 +78,7 @@ class upstream_state : public std::enable_shared_from_this<upstream_state> {
   upstream_state(asio::any_io_executor executor, http_upstream_options options, http_url url)
       : executor_(executor),
         options_(std::move(options)),
+        limits_{options_.max_depth, /*document=*/false},
         url_(std::move(url)),
         output_(executor, 64),
         exit_wait_(executor),
@@ -92,7 +95,10 @@ class upstream_state : public std::enable_shared_from_this<upstream_state> {
   asio::awaitable<read_outcome> read();
   void cancel_read() { output_.cancel(); }
 
-  asio::awaitable<error_code> write(std::string_view bytes);
+  // `classified`: `bytes` classified by the sender; null: classified here.
+  asio::awaitable<error_code> write(std::string_view bytes, std::shared_ptr<const protocol::message> classified);
+  // What the upstream needs of a message nobody classified yet (the session's own, ours).
+  message_info note_own_message(std::string_view bytes) const;
   void close_input();
   void request_exit();
   void abort();
@@ -156,7 +162,8 @@ class upstream_state : public std::enable_shared_from_this<upstream_state> {
 
   // ---- output -----------------------------------------------------------------------------
 
-  asio::awaitable<void> emit(std::string bytes);
+  // Hands a message to the session, classified (with the session's limits) when not yet.
+  asio::awaitable<void> emit(std::string bytes, std::shared_ptr<protocol::parse_outcome> classified = nullptr);
   asio::awaitable<void> emit_error(const json& id, int code, const std::string& text);
   asio::awaitable<void> fail_requests(const std::set<std::string>& ids, int code, const std::string& text);
   asio::awaitable<void> deliver(std::string bytes, std::set<std::string>& awaiting);
@@ -191,6 +198,7 @@ class upstream_state : public std::enable_shared_from_this<upstream_state> {
 
   asio::any_io_executor executor_;
   http_upstream_options options_;
+  protocol::parse_limits limits_;  // the session's, for what the server sends
   http_url url_;
   std::optional<asio::ssl::context> tls_;
   output_channel output_;

@@ -15,51 +15,49 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// The ids answered by a message (a response or a batch of them).
-void answered_ids(std::string_view bytes, std::vector<std::string>& out) {
-  const json doc = json::parse(bytes, nullptr, false);
-  auto note = [&](const json& item) {
-    if (item.is_object() && !item.contains("method") && item.contains("id")) out.push_back(id_key(item["id"]));
-  };
-  if (doc.is_array())
-    for (const auto& item : doc) note(item);
-  else
-    note(doc);
+using protocol::message_kind;
+
+// The keys of the ids a message answers (a response or a batch of them).
+void answered_keys(const protocol::message& msg, std::vector<std::string>& out) {
+  if (msg.kind == message_kind::response) out.push_back(msg.key());
+  for (const auto& item : msg.items)
+    if (item.kind == message_kind::response) out.push_back(item.key());
 }
 
 }  // namespace
 
 // ---- output -----------------------------------------------------------------------------
 
-asio::awaitable<void> upstream_state::emit(std::string bytes) {
+asio::awaitable<void> upstream_state::emit(std::string bytes, std::shared_ptr<protocol::parse_outcome> classified) {
   frame f;
   f.size = bytes.size();
-  f.bytes = json_on_one_line(std::move(bytes));
-  co_await output_.async_send(error_code{}, std::move(f), use_tuple);
+  f.bytes = json_on_one_line(std::move(bytes));  // same length: classifications stay valid
+  if (!classified) classified = std::make_shared<protocol::parse_outcome>(protocol::parse_message(f.bytes, limits_));
+  co_await output_.async_send(error_code{}, std::move(f), std::move(classified), use_tuple);
 }
 
 asio::awaitable<void> upstream_state::emit_error(const json& id, int code, const std::string& text) {
-  co_await emit(jsonrpc_error_body(code, "mcp-warden: " + text, id));
+  co_await emit(protocol::error_response(id, code, "mcp-warden: " + text));
 }
 
 asio::awaitable<void> upstream_state::fail_requests(const std::set<std::string>& ids, int code, const std::string& text) {
   for (const auto& key : ids) co_await emit_error(json::parse(key), code, text);
 }
 
-// A frame from the server: forwarded; answers to `awaiting` are crossed off; the initialize
-// answer tells the negotiated protocol version.
+// A frame from the server, classified here once and handed to the session with it (which drops
+// what is not a message): answers to `awaiting` are crossed off; the initialize answer tells the
+// negotiated protocol version.
 asio::awaitable<void> upstream_state::deliver(std::string bytes, std::set<std::string>& awaiting) {
+  bytes = json_on_one_line(std::move(bytes));
+  auto classified = std::make_shared<protocol::parse_outcome>(protocol::parse_message(bytes, limits_));
   std::vector<std::string> answered;
-  if (!awaiting.empty()) answered_ids(bytes, answered);
+  if (classified->ok) answered_keys(classified->value, answered);
   for (const auto& key : answered) {
     awaiting.erase(key);
-    if (key == initialize_key_) {
-      const json doc = json::parse(bytes, nullptr, false);
-      if (doc.is_object() && doc.contains("result") && doc["result"].is_object())
-        protocol_version_ = doc["result"].value("protocolVersion", "");
-    }
+    if (key == initialize_key_ && classified->value.kind == message_kind::response)
+      protocol_version_ = protocol::string_at(classified->value, bytes, {"result", "protocolVersion"}).value_or("");
   }
-  co_await emit(std::move(bytes));
+  co_await emit(std::move(bytes), std::move(classified));
 }
 
 asio::awaitable<void> upstream_state::deliver_oversized(const sse_event& event, std::set<std::string>& awaiting) {
@@ -69,7 +67,7 @@ asio::awaitable<void> upstream_state::deliver_oversized(const sse_event& event, 
   f.head = event.head;
   f.tail = event.tail;
   if (awaiting.size() == 1) awaiting.clear();  // the session answers the client from the excerpts
-  co_await output_.async_send(error_code{}, std::move(f), use_tuple);
+  co_await output_.async_send(error_code{}, std::move(f), nullptr, use_tuple);
 }
 
 // Reads an SSE body: messages are delivered, the last event id and retry are remembered.
@@ -92,10 +90,6 @@ asio::awaitable<std::string> upstream_state::read_events(lease& l, std::set<std:
         continue;
       }
       if (e.data.empty()) continue;  // priming event
-      if (!json::accept(e.data)) {
-        spdlog::warn("{}: event is not JSON; dropped: {}", url_.to_string(), e.data.substr(0, 200));
-        continue;
-      }
       co_await deliver(std::move(e.data), awaiting);
     }
     ready.clear();
@@ -208,13 +202,7 @@ asio::awaitable<void> upstream_state::handle_response(std::unique_ptr<lease> l, 
   }
   l->give_back();
   l.reset();
-  if (!json_body.empty() && json_body.find_first_not_of(" \t\r\n") != std::string::npos) {
-    if (!json::accept(json_body)) {
-      spdlog::warn("{}: the answer is not JSON; dropped", url_.to_string());
-    } else {
-      co_await deliver(std::move(json_body), awaiting);
-    }
-  }
+  if (json_body.find_first_not_of(" \t\r\n") != std::string::npos) co_await deliver(std::move(json_body), awaiting);
   if (!awaiting.empty())
     co_await fail_requests(awaiting, server_unavailable, "the server answered HTTP " + std::to_string(head.status) + " without a response");
 }
@@ -237,8 +225,9 @@ asio::awaitable<bool> upstream_state::reinitialize() {
   bool ok = false;
   if (init.is_object()) {
     init["id"] = "mcp-warden-reinit-" + std::to_string(++reinit_count_);
-    message_info info = classify(init.dump());
-    auto req = make_post(&info, init.dump());
+    const std::string request = init.dump();
+    message_info info = note_own_message(request);
+    auto req = make_post(&info, request);
     std::string failure;
     if (auto l = co_await send_request(req, failure); l) {
       const response_head head = head_of(*l->parser);

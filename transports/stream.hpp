@@ -2,6 +2,8 @@
 // Message streams: the transport interface the proxy works against. A reader yields framed
 // messages; a writer sends one message at a time (the caller keeps at most one write in flight).
 // Both are used from one strand (the session's io_context thread); neither is thread-safe.
+// A message is classified once (protocol/jsonrpc.hpp): a reader that had to classify what it read
+// hands that on with it, and a writer that acts on what a message is takes the sender's.
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/system/error_code.hpp>
@@ -12,6 +14,11 @@
 
 #include "transports/line_framer.hpp"
 
+namespace warden::protocol {
+struct message;
+struct parse_outcome;
+}  // namespace warden::protocol
+
 namespace warden::transports {
 
 using boost::system::error_code;
@@ -19,6 +26,10 @@ using boost::system::error_code;
 struct read_outcome {
   error_code ec;  // set (eof, operation_aborted, ...) when no frame is returned
   frame message;
+  // The reader's own classification of `message` (parse_message with the limits it was given),
+  // when it needed one to do its work: the HTTP upstream reads the ids of answers, the HTTP front
+  // the kind of each POST. Null: not classified yet.
+  std::shared_ptr<protocol::parse_outcome> classified;
 };
 
 class message_reader {
@@ -42,6 +53,17 @@ class message_writer {
   virtual ~message_writer() = default;
   // Writes `bytes` followed by the framing ("\n"); `bytes` must not contain a newline.
   virtual boost::asio::awaitable<error_code> async_write_message(std::string_view bytes) = 0;
+  // Writers that act on what a message is (the HTTP upstream sets headers and awaits answers by
+  // its method and ids; the HTTP front routes by id) say so, and are handed the classification
+  // the sender made with each message it has one for, instead of classifying it again.
+  virtual bool takes_classified() const { return false; }
+  // Like async_write_message; `classified` is `bytes` classified, or null when the sender has
+  // none (a message it built itself): the writer classifies that one. Only the bytes are framed.
+  virtual boost::asio::awaitable<error_code> async_write_classified(std::string_view bytes,
+                                                                     std::shared_ptr<const protocol::message> classified) {
+    (void)classified;
+    return async_write_message(bytes);
+  }
   // Writes several messages in order; streams that can override it to use one system call for
   // all (a relay under load has many queued). Stops at the first error.
   virtual boost::asio::awaitable<error_code> async_write_messages(std::span<const std::string> messages) {

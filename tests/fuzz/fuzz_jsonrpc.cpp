@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "analysis/text.hpp"
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 
 namespace {
 
 using nlohmann::json;
-using namespace warden::proxy;
+using namespace warden::protocol;
 
 // What json_text reads of a value must be what the document holds: every member the lookup is
 // sure of, every element, every string's characters.
@@ -73,7 +73,7 @@ void check_text_reads(const message& m, std::string_view bytes, const json& doc)
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace warden::proxy;
+  using namespace warden::protocol;
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   parse_limits limits;
   limits.max_depth = 64;

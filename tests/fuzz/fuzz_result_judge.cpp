@@ -8,11 +8,12 @@
 #include <string_view>
 
 #include "config/policy.hpp"
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 #include "proxy/policy_engine.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace warden::proxy;
+  using namespace warden::protocol;
   static const policy_engine engine(warden::config::default_policy(), warden::config::mode::enforce);
   if (size == 0) return 0;
   // The first byte picks the method; the rest is the result's JSON text.

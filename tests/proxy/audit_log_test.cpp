@@ -17,11 +17,12 @@
 #include <thread>
 
 #include "config/digest.hpp"
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 #include "proxy/policy_inspector.hpp"
 #include "proxy/runtime_text.hpp"
 
 using namespace warden::proxy;
+using namespace warden::protocol;
 using nlohmann::json;
 
 namespace {

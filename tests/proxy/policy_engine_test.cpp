@@ -5,11 +5,12 @@
 
 #include <filesystem>
 
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 #include "proxy/runtime_text.hpp"
 
 using namespace warden;
 using namespace warden::proxy;
+using namespace warden::protocol;
 using config::action;
 using nlohmann::json;
 

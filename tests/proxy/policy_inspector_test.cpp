@@ -8,7 +8,7 @@
 #include "fake_session.hpp"
 #include "file_lines.hpp"
 #include "proxy/audit_log.hpp"
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 
 using namespace warden;
 using namespace warden::test;

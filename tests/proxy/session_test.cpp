@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "fake_session.hpp"
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 
 using namespace warden;
 using namespace warden::test;
@@ -217,7 +217,7 @@ TEST_CASE("malformed JSON from the server is dropped with a logged reason; the r
 TEST_CASE("an inspector that throws is counted and the message forwarded unchanged (fail open)") {
   struct throwing final : proxy::inspector {
     std::string_view name() const override { return "throwing"; }
-    proxy::verdict inspect(const proxy::message&, const proxy::message_context&) override {
+    proxy::verdict inspect(const protocol::message&, const proxy::message_context&) override {
       throw std::runtime_error("boom");
     }
   };

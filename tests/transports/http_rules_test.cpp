@@ -61,6 +61,14 @@ TEST_CASE("media types") {
   CHECK(accepts("text/*", "text/event-stream"));
   CHECK_FALSE(accepts("application/json", "text/event-stream"));
   CHECK_FALSE(accepts("", "application/json"));
+  SUBCASE("a weight of 0 means not acceptable (parameters read with Beast's param_list)") {
+    CHECK_FALSE(accepts("application/json;q=0, text/event-stream", "application/json"));
+    CHECK_FALSE(accepts("text/event-stream; level=1; Q=0.000", "text/event-stream"));
+    CHECK_FALSE(accepts("*/*;q=0", "application/json"));
+    CHECK(accepts("application/json;q=0.001", "application/json"));
+    CHECK(accepts("application/json; charset=\"a;q=0\"", "application/json"));  // quoted: not a weight
+    CHECK(accepts("text/event-stream;q=0, */*;q=0.5", "text/event-stream"));    // the wildcard still covers it
+  }
   CHECK(is_media_type("application/json; charset=utf-8", "application/json"));
   CHECK_FALSE(is_media_type("text/plain", "application/json"));
 }

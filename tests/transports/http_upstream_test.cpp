@@ -3,6 +3,8 @@
 // session after a 404, and a 401 without OAuth.
 #include "transports/http_upstream.hpp"
 
+#include "protocol/jsonrpc.hpp"
+
 #include <doctest/doctest.h>
 
 #include <boost/asio/as_tuple.hpp>
@@ -302,4 +304,70 @@ TEST_CASE("http upstream: a 401 without OAuth answers the request with a JSON-RP
              {"id", 0},
              {"error", {{"code", -32000}, {"message", "mcp-warden: the server answered HTTP 401 Unauthorized: missing bearer token"}}}});
   CHECK(u.requests("POST").size() == 1);
+}
+
+TEST_CASE("http upstream: a classified write is not classified again, and each server message comes with its classification") {
+  static const std::string call_result = R"({"jsonrpc":"2.0","id":3,"result":{"content":[]}})";
+  upstream_run u([](const seen_request& r) -> reply {
+    if (auto common = common_reply(r, "session-1")) return *common;
+    reply answer;
+    answer.body = call_result;
+    return answer;
+  });
+  static transports::read_outcome answer;
+  answer = {};
+  u.run([](upstream_run& up) -> asio::awaitable<void> {
+    co_await up.send(initialize.dump());
+    co_await up.receive();
+    co_await up.send(initialized);
+    // The name's key is escaped: the headers come from the classification and its text alone.
+    const std::string call =
+        R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"n\u0061me":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})";
+    auto parsed = protocol::parse_message(call, protocol::parse_limits{512, /*document=*/false});
+    REQUIRE(parsed.ok);
+    REQUIRE(up.link->input().takes_classified());
+    const auto ec = co_await up.link->input().async_write_classified(call, std::make_shared<const protocol::message>(std::move(parsed.value)));
+    REQUIRE(!ec);
+    answer = co_await up.link->output().async_read_message();
+  });
+  const auto posts = u.requests("POST");
+  REQUIRE(posts.size() == 3);
+  CHECK(posts[2].header("mcp-protocol-version") == "2026-07-28");
+  CHECK(posts[2].header("mcp-method") == "tools/call");
+  CHECK(posts[2].header("mcp-name") == "echo");
+  CHECK(answer.message.bytes == call_result);
+  REQUIRE(answer.classified);
+  REQUIRE(answer.classified->ok);
+  CHECK(answer.classified->value.kind == protocol::message_kind::response);
+  CHECK(answer.classified->value.key() == "3");
+  CHECK_FALSE(answer.classified->value.has_document);  // classified without building a document
+}
+
+TEST_CASE("http upstream: an answer that is not JSON goes to the session classified as a parse error") {
+  upstream_run u([](const seen_request& r) -> reply {
+    if (auto common = common_reply(r, "session-1")) return *common;
+    reply answer;
+    answer.body = "{not json";
+    return answer;
+  });
+  static std::vector<transports::read_outcome> received;
+  received.clear();
+  u.run([](upstream_run& up) -> asio::awaitable<void> {
+    co_await up.send(initialize.dump());
+    co_await up.receive();
+    co_await up.send(initialized);
+    co_await up.send(R"({"jsonrpc":"2.0","id":4,"method":"tools/list"})");
+    received.push_back(co_await up.link->output().async_read_message());
+    received.push_back(co_await up.link->output().async_read_message());
+  });
+  REQUIRE(received.size() == 2);
+  CHECK(received[0].message.bytes == "{not json");
+  REQUIRE(received[0].classified);
+  CHECK_FALSE(received[0].classified->ok);
+  CHECK(received[0].classified->failure.code == protocol::error_codes::parse_error);
+  // The request still gets an answer: the session drops what is not a message.
+  CHECK(json::parse(received[1].message.bytes) ==
+        json{{"jsonrpc", "2.0"},
+             {"id", 4},
+             {"error", {{"code", -32000}, {"message", "mcp-warden: the server answered HTTP 200 without a response"}}}});
 }

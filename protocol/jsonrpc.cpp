@@ -1,11 +1,11 @@
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 
 #include "analysis/text.hpp"
 
 #include <algorithm>
 #include <cstdint>
 
-namespace warden::proxy {
+namespace warden::protocol {
 
 using nlohmann::json;
 
@@ -462,4 +462,4 @@ parse_outcome parse_message(std::string_view bytes, const parse_limits& limits) 
   return outcome;
 }
 
-}  // namespace warden::proxy
+}  // namespace warden::protocol

@@ -1,7 +1,7 @@
 // Reading JSON text fast: the document builder behind parse_document() and load_document(),
 // and the json_text readers that find members and strings without building a document. The
 // answers are always nlohmann's: whatever the fast paths are unsure of goes to nlohmann.
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 
 #include "analysis/text.hpp"
 
@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace warden::proxy {
+namespace warden::protocol {
 
 using nlohmann::json;
 
@@ -240,6 +240,56 @@ json parse_document(std::string_view text) {
   return doc;
 }
 
+namespace {
+
+// The value at `path` under `doc`; null when absent.
+const json* find_at(const json& doc, std::initializer_list<std::string_view> path) {
+  const json* at = &doc;
+  for (std::string_view key : path) {
+    if (!at->is_object()) return nullptr;
+    const auto found = at->find(key);
+    if (found == at->end()) return nullptr;
+    at = &*found;
+  }
+  return at;
+}
+
+// The text of the value at `path` in `text` (a message's); empty when absent, nullopt when an
+// escaped key leaves the text's answer in doubt (the document decides).
+std::optional<std::string_view> text_at(std::string_view text, std::initializer_list<std::string_view> path) {
+  for (std::string_view key : path) {
+    const json_text::lookup found = json_text::member(text, key);
+    if (found.unsure) return std::nullopt;
+    if (found.value.empty()) return std::string_view();
+    text = found.value;
+  }
+  return text;
+}
+
+}  // namespace
+
+json value_at(const message& msg, std::string_view bytes, std::initializer_list<std::string_view> path) {
+  if (!msg.has_document)
+    if (const auto text = text_at(bytes, path)) return text->empty() ? json() : parse_document(*text);
+  const json doc = msg.has_document ? json() : parse_document(bytes);
+  const json* at = find_at(msg.has_document ? msg.doc : doc, path);
+  return at ? *at : json();
+}
+
+std::optional<std::string> string_at(const message& msg, std::string_view bytes, std::initializer_list<std::string_view> path) {
+  if (!msg.has_document) {
+    if (const auto text = text_at(bytes, path)) {
+      if (!json_text::is_string(*text)) return std::nullopt;
+      std::string storage;
+      return std::string(json_text::string_text(*text, storage));
+    }
+  }
+  const json doc = msg.has_document ? json() : parse_document(bytes);
+  const json* at = find_at(msg.has_document ? msg.doc : doc, path);
+  if (!at || !at->is_string()) return std::nullopt;
+  return at->get<std::string>();
+}
+
 void load_document(message& msg, std::string_view bytes) {
   if (msg.has_document) return;
   msg.doc = parse_document(bytes);
@@ -315,4 +365,4 @@ std::string_view string_text(std::string_view token, std::string& storage) {
 
 }  // namespace json_text
 
-}  // namespace warden::proxy
+}  // namespace warden::protocol

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 
-using namespace warden::proxy;
+using namespace warden::protocol;
 using nlohmann::json;
 
 namespace {

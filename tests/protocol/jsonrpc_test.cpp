@@ -1,8 +1,8 @@
-#include "proxy/jsonrpc.hpp"
+#include "protocol/jsonrpc.hpp"
 
 #include <doctest/doctest.h>
 
-using namespace warden::proxy;
+using namespace warden::protocol;
 using nlohmann::json;
 
 TEST_CASE("messages are classified as MCP peers send them") {
@@ -173,4 +173,60 @@ TEST_CASE("json_text reads members of validated text as the document holds them"
     }
   }
   CHECK(json_text::value_end(R"("unterminated \")", 0) == 16);  // no closing quote: the end of the text
+}
+
+TEST_CASE("values of a classified message read the same with and without its document") {
+  const std::string bytes =
+      R"({"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{"name":"echo","n":3,)"
+      R"("_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"s":"a\"b"}})";
+  for (const bool document : {false, true}) {
+    CAPTURE(document);
+    const parse_outcome out = parse_message(bytes, parse_limits{64, document});
+    REQUIRE(out.ok);
+    REQUIRE(out.value.has_document == document);
+    const message& msg = out.value;
+    CHECK(string_at(msg, bytes, {"params", "name"}) == "echo");
+    CHECK(string_at(msg, bytes, {"params", "s"}) == "a\"b");  // escapes decoded
+    CHECK(string_at(msg, bytes, {"params", "_meta", "io.modelcontextprotocol/protocolVersion"}) == "2026-07-28");
+    CHECK(string_at(msg, bytes, {"jsonrpc"}) == "2.0");
+    CHECK_FALSE(string_at(msg, bytes, {"params", "n"}));        // not a string
+    CHECK_FALSE(string_at(msg, bytes, {"params", "missing"}));
+    CHECK_FALSE(string_at(msg, bytes, {"params", "name", "x"}));  // a string has no members
+    CHECK(value_at(msg, bytes, {"params", "_meta", "progressToken"}) == json(7));
+    CHECK(value_at(msg, bytes, {"params", "n"}) == json(3));
+    CHECK(value_at(msg, bytes, {"params", "missing"}).is_null());
+    CHECK(value_at(msg, bytes, {"result"}).is_null());
+  }
+  SUBCASE("an escaped key is read as the document reads it") {
+    const std::string escaped = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"first","n\u0061me":"echo"}})";
+    const parse_outcome out = parse_message(escaped, parse_limits{64, false});
+    REQUIRE(out.ok);
+    REQUIRE_FALSE(out.value.has_document);
+    // The document keeps the last of the equal keys, here the escaped one, which the text alone
+    // cannot tell from another key.
+    CHECK(string_at(out.value, escaped, {"params", "name"}) == "echo");
+    CHECK(value_at(out.value, escaped, {"params", "name"}) == json("echo"));
+  }
+  SUBCASE("batch members are read from their documents") {
+    const std::string batch = R"([{"jsonrpc":"2.0","id":1,"method":"a","params":{"k":"v1"}},{"jsonrpc":"2.0","method":"b","params":{"k":"v2"}}])";
+    const parse_outcome out = parse_message(batch, parse_limits{64, false});
+    REQUIRE(out.ok);
+    REQUIRE(out.value.items.size() == 2);
+    CHECK(string_at(out.value.items[0], batch, {"params", "k"}) == "v1");
+    CHECK(string_at(out.value.items[1], batch, {"params", "k"}) == "v2");
+  }
+}
+
+TEST_CASE("an id key is the id's JSON text, the same from the fast path and the document") {
+  for (const std::string id : {R"(0)", R"(-12)", R"("a")", R"("a\"b")", R"("é")", R"(18446744073709551615)", R"(1.5)"}) {
+    CAPTURE(id);
+    const std::string bytes = R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":"ping"})";
+    const parse_outcome fast = parse_message(bytes, parse_limits{64, false});
+    const parse_outcome full = parse_message(bytes, parse_limits{64, true});
+    REQUIRE(fast.ok);
+    REQUIRE(full.ok);
+    CHECK(fast.value.key() == full.value.key());
+    CHECK(fast.value.key() == json::parse(id).dump());
+    CHECK(json::parse(fast.value.key()) == json::parse(id));  // keys read back as the id
+  }
 }

@@ -1,16 +1,19 @@
 #pragma once
-// JSON-RPC 2.0 envelopes as MCP uses them: classification of one framed message, ids as map keys,
-// and the error responses mcp-warden writes itself. Pure: no I/O.
+// JSON-RPC 2.0 envelopes as MCP uses them, below the transports and the proxy: framing one message
+// (validated and classified once: kind, method, id and its canonical key), reading values of its
+// text without a document, and the error responses mcp-warden writes itself. Pure: no Asio, no I/O.
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-namespace warden::proxy {
+namespace warden::protocol {
 
 enum class message_kind { request, notification, response, batch };
 
@@ -66,6 +69,13 @@ parse_outcome parse_message(std::string_view bytes, const parse_limits& limits);
 
 // Builds `msg.doc` from the bytes it was parsed from, when it was parsed with document = false.
 void load_document(message& msg, std::string_view bytes);
+
+// A value of a classified message at `path` (members of nested objects from the top, e.g.
+// {"params", "_meta", "progressToken"}): from its document, or without one from `bytes` (the text
+// it was classified from) without building one. Null when absent.
+nlohmann::json value_at(const message& msg, std::string_view bytes, std::initializer_list<std::string_view> path);
+// The same for a string value: nullopt when absent or not a string.
+std::optional<std::string> string_at(const message& msg, std::string_view bytes, std::initializer_list<std::string_view> path);
 // The document of valid JSON text (a message parse_message accepted, or a value inside one).
 nlohmann::json parse_document(std::string_view text);
 
@@ -216,4 +226,4 @@ inline constexpr int limit_exceeded = -32001;      // a proxy limit refused the 
 inline constexpr int request_timeout = -32002;     // the server did not answer in time
 }  // namespace error_codes
 
-}  // namespace warden::proxy
+}  // namespace warden::protocol
