@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 
 namespace warden::analysis {
 

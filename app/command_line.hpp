@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/command_line.hpp"
+#include "clients/command_line.hpp"
 
 namespace warden::app {
 

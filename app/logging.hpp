@@ -2,7 +2,7 @@
 // mcp-warden's own diagnostics: stderr or a file, never stdout (stdout carries MCP messages).
 #include <string>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 
 namespace warden::app {
 

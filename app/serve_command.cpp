@@ -23,7 +23,7 @@
 #include "proxy/http_front.hpp"
 #include "app/policy_setup.hpp"
 #include "app/server_options.hpp"
-#include "config/policy.hpp"
+#include "policy/policy.hpp"
 #include "transports/child_process.hpp"
 #include "transports/http_upstream.hpp"
 

@@ -1,7 +1,7 @@
 #include "proxy/runtime_text.hpp"
 
 #include "analysis/secrets.hpp"
-#include "analysis/text.hpp"
+#include "base/utf8.hpp"
 
 #include <re2/re2.h>
 #include <re2/set.h>
@@ -492,7 +492,7 @@ sanitized sanitize_text(std::string_view text) {
     const std::size_t start = pos;
     const char32_t cp = next_code_point(text, pos, invalid);
     if (invalid) {
-      analysis::text::append_utf8(out.text, 0xFFFD);
+      base::append_utf8(out.text, 0xFFFD);
       continue;
     }
     if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) {

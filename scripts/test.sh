@@ -63,12 +63,12 @@ for stage in $stages; do
             -DWARDEN_BENCH=OFF && WARDEN_SANITIZED=asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_ctest build-asan -E 'bench|corpus|e2e_real_servers|detection_gate' "$@" ;;
     # The concurrent parts: the relay (e2e_stdio), the audit writer's thread and the syslog
-    # shipper's (policy_tests, syslog_tests), the session and its policy inspector in-process
-    # (session_tests), the parallel scan.
-    tsan) WARDEN_TARGETS="mcp-warden proxy_tests transports_tests analysis_tests policy_tests syslog_tests session_tests" \
+    # shipper's (audit_tests, syslog_tests), the session and the policy inspector in-process
+    # (session_tests, policy_inspector_tests), the parallel scan.
+    tsan) WARDEN_TARGETS="mcp-warden proxy_tests transports_tests analysis_tests audit_tests syslog_tests session_tests policy_inspector_tests" \
             build build-tsan -DWARDEN_WERROR=ON -DWARDEN_SANITIZE=thread -DWARDEN_BENCH=OFF && \
             WARDEN_SANITIZED=tsan TSAN_OPTIONS=halt_on_error=1 \
-            run_ctest build-tsan -R '^(e2e_stdio|proxy_tests|transports_tests|analysis_parallel_scan|policy_tests|syslog_tests|session_tests)$' "$@" ;;
+            run_ctest build-tsan -R '^(e2e_stdio|proxy_tests|transports_tests|analysis_parallel_scan|audit_tests|syslog_tests|session_tests|policy_inspector_tests)$' "$@" ;;
     fuzz) if ./scripts/fuzz.sh "${WARDEN_FUZZ_SECONDS:-20}"; then passed=$((passed + 1));
           else broken+=("fuzz"); failed=$((failed + 1)); fi ;;
     *) echo "unknown stage $stage" >&2; exit 2 ;;

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "transports/beast_stream.hpp"
 #include "transports/http_listen.hpp"
 
