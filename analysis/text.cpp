@@ -1,5 +1,7 @@
 #include "analysis/text.hpp"
 
+#include "base/byte_scan.hpp"
+
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
@@ -209,16 +211,13 @@ class normal_writer {
     char* const target = target_ + w_;
     w_ += length;
     std::size_t k = 0;
-#if defined(__SSE2__)
     // Sixteen bytes a step wherever they can be read, the stretch's tail too: as below, the bytes
     // written past it are overwritten later or cut, and non-ASCII bytes stay as they are.
     for (; k < length && source + k + 16 <= raw_end_; k += 16) {
-      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source + k));
-      const __m128i upper = lanes_between(block, 'A', 'Z');
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(target + k), _mm_or_si128(block, _mm_and_si128(upper, _mm_set1_epi8(0x20))));
+      const base::block16 block = base::load16(source + k);
+      base::store16(target + k, block | (base::between16(block, 'A', 'Z') & base::splat16(0x20)));
     }
     if (k >= length) return;
-#endif
     for (; k + 8 <= length; k += 8) {
       const std::uint64_t lowered = ascii_lower(load8(source + k));
       __builtin_memcpy(target + k, &lowered, 8);
@@ -294,24 +293,18 @@ bool mostly_latin_letters(std::string_view raw) {
   // than non-ASCII characters (lead bytes). Ordinary accented prose is settled by it.
   {
     std::size_t ascii_letters = 0, leads = 0, i = 0;
-#if defined(__SSE2__)
     // Sixteen bytes a step, counted per byte lane (a lane's count is subtracted -1s) and summed
     // before a lane can overflow. Most chunks of accented prose ask this once ("à").
-    const auto lane_sum = [](__m128i counts) {
-      const __m128i sums = _mm_sad_epu8(counts, _mm_setzero_si128());
-      return static_cast<std::size_t>(_mm_cvtsi128_si64(sums)) + static_cast<std::size_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
-    };
     while (i + 16 <= n) {
-      __m128i letter_counts = _mm_setzero_si128(), lead_counts = _mm_setzero_si128();
+      base::block16 letter_counts = base::zero16(), lead_counts = base::zero16();
       for (int steps = 0; steps < 255 && i + 16 <= n; ++steps, i += 16) {
-        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw.data() + i));
-        letter_counts = _mm_sub_epi8(letter_counts, ascii_letter_bytes(b));
-        lead_counts = _mm_sub_epi8(lead_counts, lanes_between(b, 0xC0, 0xFF));
+        const base::block16 b = base::load16(raw.data() + i);
+        letter_counts = base::sub16(letter_counts, base::ascii_letter16(b));
+        lead_counts = base::sub16(lead_counts, base::between16(b, 0xC0, 0xFF));
       }
-      ascii_letters += lane_sum(letter_counts);
-      leads += lane_sum(lead_counts);
+      ascii_letters += base::sum16(letter_counts);
+      leads += base::sum16(lead_counts);
     }
-#endif
     for (; i + 8 <= n; i += 8) {
       const std::uint64_t w = load8(raw.data() + i), high = w & high_bits;
       const std::uint64_t non_ascii = (high >> 7) * 0xFF;                   // 0xFF in each non-ASCII byte
@@ -372,17 +365,15 @@ struct ascii_word_run {
 [[gnu::always_inline]] inline ascii_word_run ascii_word_from(std::string_view raw, std::size_t from) {
   std::size_t k = from;
   bool letter = false;
-#if defined(__SSE2__)
   for (; k + 16 <= raw.size(); k += 16) {
-    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw.data() + k));
-    const auto letters = static_cast<unsigned>(_mm_movemask_epi8(ascii_letter_bytes(block)));
-    if (const unsigned stop = ~static_cast<unsigned>(_mm_movemask_epi8(ascii_word_bytes(block))) & 0xFFFFu) {
+    const base::block16 block = base::load16(raw.data() + k);
+    const unsigned letters = base::mask16(base::ascii_letter16(block));
+    if (const unsigned stop = ~base::mask16(base::ascii_word16(block)) & 0xFFFFu) {
       const int length = std::countr_zero(stop);
       return {k + static_cast<std::size_t>(length), letter || (letters & ((1u << length) - 1))};
     }
     letter = letter || letters;
   }
-#endif
   std::uint8_t parts = 0;
   for (std::uint8_t part; k < raw.size() && (part = ascii_word_class[static_cast<unsigned char>(raw[k])]); ++k) parts |= part;
   return {k, letter || (parts & word_letter)};

@@ -1,6 +1,6 @@
 #include "base/canonical_json.hpp"
 
-#include "base/utf8.hpp"
+#include "base/byte_scan.hpp"
 
 #include <charconv>
 #include <cstdint>

@@ -1,5 +1,7 @@
 #include "base/utf8.hpp"
 
+#include "base/byte_scan.hpp"
+
 namespace warden::base {
 
 char32_t decode_utf8_long(std::string_view s, std::size_t& pos) noexcept {
@@ -61,14 +63,10 @@ bool is_ascii(std::string_view s) noexcept {
   // then eight at a time.
   std::size_t i = 0;
   const auto n = s.size();
-#if defined(__SSE2__)
   for (; i + 64 <= n; i += 64) {
-    const auto* p = reinterpret_cast<const __m128i*>(s.data() + i);
-    const __m128i any = _mm_or_si128(_mm_or_si128(_mm_loadu_si128(p), _mm_loadu_si128(p + 1)),
-                                     _mm_or_si128(_mm_loadu_si128(p + 2), _mm_loadu_si128(p + 3)));
-    if (_mm_movemask_epi8(any)) return false;
+    const char* p = s.data() + i;
+    if (non_ascii16(load16(p) | load16(p + 16) | load16(p + 32) | load16(p + 48))) return false;
   }
-#endif
   for (; i + 8 <= n; i += 8)
     if (load8(s.data() + i) & high_bits) return false;
   for (; i < n; ++i)

@@ -19,7 +19,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "base/utf8.hpp"
+#include "base/byte_scan.hpp"
 #include "base/canonical_json.hpp"
 #include "base/timestamp.hpp"
 #include "metrics/warden_metrics.hpp"
