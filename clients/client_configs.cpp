@@ -12,37 +12,37 @@ namespace warden::config {
 
 namespace fs = std::filesystem;
 
-std::string_view to_string(client_kind client) noexcept {
-  switch (client) {
-    case client_kind::claude_desktop: return "claude-desktop";
-    case client_kind::claude_code: return "claude-code";
-    case client_kind::cursor: return "cursor";
-    case client_kind::vscode: return "vscode";
-    case client_kind::windsurf: return "windsurf";
-    case client_kind::gemini: return "gemini";
-    case client_kind::codex: return "codex";
-    case client_kind::zed: return "zed";
-    case client_kind::continue_dev: return "continue";
-    case client_kind::other: return "other";
-  }
-  return "other";
+namespace {
+
+// Each client's id (command line, reports) and the name people know it by.
+struct client_names {
+  client_kind kind;
+  std::string_view id, display;
+};
+constexpr client_names client_table[] = {
+    {client_kind::claude_desktop, "claude-desktop", "Claude Desktop"},
+    {client_kind::claude_code, "claude-code", "Claude Code"},
+    {client_kind::cursor, "cursor", "Cursor"},
+    {client_kind::vscode, "vscode", "VS Code"},
+    {client_kind::windsurf, "windsurf", "Windsurf"},
+    {client_kind::gemini, "gemini", "Gemini CLI"},
+    {client_kind::codex, "codex", "Codex"},
+    {client_kind::zed, "zed", "Zed"},
+    {client_kind::continue_dev, "continue", "Continue"},
+    {client_kind::other, "other", "MCP config"},
+};
+
+const client_names& names_of(client_kind client) noexcept {
+  for (const auto& names : client_table)
+    if (names.kind == client) return names;
+  return client_table[std::size(client_table) - 1];
 }
 
-std::string_view display_name(client_kind client) noexcept {
-  switch (client) {
-    case client_kind::claude_desktop: return "Claude Desktop";
-    case client_kind::claude_code: return "Claude Code";
-    case client_kind::cursor: return "Cursor";
-    case client_kind::vscode: return "VS Code";
-    case client_kind::windsurf: return "Windsurf";
-    case client_kind::gemini: return "Gemini CLI";
-    case client_kind::codex: return "Codex";
-    case client_kind::zed: return "Zed";
-    case client_kind::continue_dev: return "Continue";
-    case client_kind::other: return "MCP config";
-  }
-  return "MCP config";
-}
+}  // namespace
+
+std::string_view to_string(client_kind client) noexcept { return names_of(client).id; }
+
+std::string_view display_name(client_kind client) noexcept { return names_of(client).display; }
 
 std::string_view to_string(server_transport transport) noexcept {
   switch (transport) {

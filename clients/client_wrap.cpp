@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace warden::config {
 
@@ -111,6 +112,25 @@ result<std::string> apply_edits(std::string_view text, std::vector<text_edit> ed
   return out;
 }
 
+namespace {
+
+// Splices the edits into the file's text (out.text, out.changed) and, when that changed it, reads
+// the new text back so that the caller can check each entry it touched. `done` names the change
+// in errors ("rewritten", "restored"). No re-read config when nothing changed.
+result<std::optional<client_config>> splice_and_reread(const client_config& config, std::vector<text_edit> edits, rewrite& out,
+                                                       const char* done) {
+  auto spliced = apply_edits(config.text, std::move(edits));
+  if (!spliced) return error{spliced.error_message()};
+  out.changed = *spliced != config.text;
+  out.text = std::move(*spliced);
+  if (!out.changed) return std::optional<client_config>{};
+  auto reread = parse_client_config(config.location, out.text);
+  if (!reread) return error{std::string("internal: the ") + done + " file does not parse: " + reread.error_message()};
+  return std::optional<client_config>{std::move(*reread)};
+}
+
+}  // namespace
+
 result<rewrite> wrap_config(const client_config& config, const wrap_options& options) {
   rewrite out;
   std::vector<text_edit> edits;
@@ -179,17 +199,12 @@ result<rewrite> wrap_config(const client_config& config, const wrap_options& opt
     }
     out.outcomes.push_back(std::move(outcome));
   }
-  auto spliced = apply_edits(text, std::move(edits));
-  if (!spliced) return error{spliced.error_message()};
-  out.changed = *spliced != text;
-  out.text = std::move(*spliced);
-
   // Read the result back: every entry we touched must now say exactly what we meant.
-  if (out.changed) {
-    auto reread = parse_client_config(config.location, out.text);
-    if (!reread) return error{"internal: the rewritten file does not parse: " + reread.error_message()};
+  auto reread = splice_and_reread(config, std::move(edits), out, "rewritten");
+  if (!reread) return error{reread.error_message()};
+  if (*reread) {
     for (const auto& [key, argv] : expected) {
-      const server_entry* now = find_entry(&*reread, key);
+      const server_entry* now = find_entry(&**reread, key);
       if (!now || now->argv != argv || !now->wrapped)
         return error{"internal: a rewritten entry does not read back as intended; nothing written"};
     }
@@ -269,17 +284,13 @@ result<rewrite> unwrap_config(const client_config& config, const client_config* 
     outcome.action = entry_action::unwrapped;
     out.outcomes.push_back(std::move(outcome));
   }
-  auto spliced = apply_edits(text, std::move(edits));
-  if (!spliced) return error{spliced.error_message()};
-  out.changed = *spliced != text;
-  out.text = std::move(*spliced);
-  if (out.changed) {
-    auto reread = parse_client_config(config.location, out.text);
-    if (!reread) return error{"internal: the restored file does not parse: " + reread.error_message()};
+  auto reread = splice_and_reread(config, std::move(edits), out, "restored");
+  if (!reread) return error{reread.error_message()};
+  if (*reread) {
     for (std::size_t index = 0; index < config.servers.size(); ++index) {
       const server_entry& entry = config.servers[index];
       if (!entry.wrapped || entry.inner_argv.empty()) continue;
-      const server_entry* now = find_entry(&*reread, keys[index]);
+      const server_entry* now = find_entry(&**reread, keys[index]);
       if (!now || now->wrapped || now->argv != entry.inner_argv)
         return error{"internal: a restored entry does not read back as intended; nothing written"};
     }

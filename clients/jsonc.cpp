@@ -262,15 +262,21 @@ class jsonc_parser {
       if (!parse_value(value, depth + 1)) return false;
       out.keys.push_back(std::move(key));
       out.items.push_back(std::move(value));
-      if (!skip_space()) return false;
-      if (peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      if (peek() == '}') continue;
-      if (at_end()) return fail(out.begin, "unterminated object");
-      return fail(pos_, "expected ',' or '}' in object");
+      if (!after_item(out, '}', "object")) return false;
     }
+  }
+
+  // After a member or an element: a ',' goes on to the next, the closing bracket is left for the
+  // top of the loop, anything else is an error (`what`: "object", "array").
+  bool after_item(const located_value& out, char close, const char* what) {
+    if (!skip_space()) return false;
+    if (peek() == ',') {
+      ++pos_;
+      return true;
+    }
+    if (peek() == close) return true;
+    if (at_end()) return fail(out.begin, std::string("unterminated ") + what);
+    return fail(pos_, std::string("expected ',' or '") + close + "' in " + what);
   }
 
   bool parse_array(located_value& out, std::size_t depth) {
@@ -287,14 +293,7 @@ class jsonc_parser {
       located_value value;
       if (!parse_value(value, depth + 1)) return false;
       out.items.push_back(std::move(value));
-      if (!skip_space()) return false;
-      if (peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      if (peek() == ']') continue;
-      if (at_end()) return fail(out.begin, "unterminated array");
-      return fail(pos_, "expected ',' or ']' in array");
+      if (!after_item(out, ']', "array")) return false;
     }
   }
 

@@ -270,6 +270,23 @@ class policy_reader {
     return std::string(name_) + ":" + std::to_string(at.line) + ":" + std::to_string(at.column);
   }
 
+  // Member `key` of `object`, when present, read by `reader(member, pointer)` (one of the readers
+  // below) into `target`. False once reading failed (the reader has recorded why).
+  template <typename T, typename Read>
+  bool member(const ojson& object, const char* key, const std::string& pointer, T& target, Read reader) {
+    const auto it = object.find(key);
+    if (it == object.end()) return true;
+    auto value = reader(*it, pointer);
+    if (!value) return false;
+    target = std::move(*value);
+    return true;
+  }
+  template <typename T, typename Value>
+  bool member(const ojson& object, const char* key, const std::string& pointer, T& target,
+              std::optional<Value> (policy_reader::*reader)(const ojson&, const std::string&)) {
+    return member(object, key, pointer, target, [&](const ojson& j, const std::string& at) { return (this->*reader)(j, at); });
+  }
+
   // The object's members must all be in `known`.
   bool only(const ojson& object, const std::string& pointer, std::initializer_list<std::string_view> known) {
     if (!object.is_object()) {
@@ -353,6 +370,10 @@ class policy_reader {
     }
     return std::nullopt;
   }
+  std::optional<action> decision(const ojson& v, const std::string& pointer) {
+    return choice<action>(v, pointer, {{"allow", action::allow}, {"deny", action::deny}, {"ask", action::ask}});
+  }
+
   std::optional<std::optional<action>> optional_action(const ojson& v, const std::string& pointer) {
     auto a = choice<int>(v, pointer, {{"allow", 0}, {"deny", 1}, {"ask", 2}, {"off", 3}});
     // Built in place: GCC 12 warns (falsely) about a moved-from empty inner optional.
@@ -411,16 +432,11 @@ void policy_reader::read(const ojson& doc, policy& out) {
   if (auto it = doc.find("version"); it != doc.end()) {
     if (!it->is_number_integer() || it->get<std::int64_t>() != 1) return fail("/version", "only version 1 is supported");
   }
-  if (auto it = doc.find("mode"); it != doc.end()) {
-    auto m = choice<mode>(*it, "/mode", {{"audit", mode::audit}, {"enforce", mode::enforce}});
-    if (!m) return;
-    out.preferred_mode = *m;
-  }
-  if (auto it = doc.find("default"); it != doc.end()) {
-    auto a = choice<action>(*it, "/default", {{"allow", action::allow}, {"deny", action::deny}, {"ask", action::ask}});
-    if (!a) return;
-    out.default_action = *a;
-  }
+  if (!member(doc, "mode", "/mode", out.preferred_mode, [&](const ojson& j, const std::string& at) {
+        return choice<mode>(j, at, {{"audit", mode::audit}, {"enforce", mode::enforce}});
+      }))
+    return;
+  if (!member(doc, "default", "/default", out.default_action, &policy_reader::decision)) return;
   if (auto it = doc.find("tools"); it != doc.end()) {
     if (!it->is_array()) return fail("/tools", "expected an array of rules");
     for (std::size_t i = 0; i < it->size() && !failed(); ++i) {
@@ -452,29 +468,17 @@ void policy_reader::read(const ojson& doc, policy& out) {
     }
     for (auto [key, target] : {std::pair<const char*, bool*>{"tools", &out.surface.tools},
                                {"prompts", &out.surface.prompts}, {"resources", &out.surface.resources}}) {
-      if (auto b = it->find(key); b != it->end()) {
-        auto v = boolean(*b, std::string("/surface/") + key);
-        if (!v) return;
-        *target = *v;
-      }
+      if (!member(*it, key, std::string("/surface/") + key, *target, &policy_reader::boolean)) return;
     }
   }
   if (auto it = doc.find("results"); it != doc.end() && !failed()) read_results(*it, "/results", out.results);
   if (auto it = doc.find("secrets"); it != doc.end() && !failed()) {
     if (!only(*it, "/secrets", {"arguments", "allTools", "redactResults", "redactAudit"})) return;
-    if (auto a = it->find("arguments"); a != it->end()) {
-      auto v = optional_action(*a, "/secrets/arguments");
-      if (!v) return;
-      out.secrets.in_arguments = *v;
-    }
+    if (!member(*it, "arguments", "/secrets/arguments", out.secrets.in_arguments, &policy_reader::optional_action)) return;
     for (auto [key, target] : {std::pair<const char*, bool*>{"allTools", &out.secrets.all_tools},
                                {"redactResults", &out.secrets.redact_results},
                                {"redactAudit", &out.secrets.redact_audit}}) {
-      if (auto b = it->find(key); b != it->end()) {
-        auto v = boolean(*b, std::string("/secrets/") + key);
-        if (!v) return;
-        *target = *v;
-      }
+      if (!member(*it, key, std::string("/secrets/") + key, *target, &policy_reader::boolean)) return;
     }
   }
   if (auto it = doc.find("flows"); it != doc.end() && !failed()) {
@@ -482,25 +486,19 @@ void policy_reader::read(const ojson& doc, policy& out) {
     for (auto [key, target] : {std::pair<const char*, std::optional<action>*>{"untrustedThenSink", &out.flows.untrusted_then_sink},
                                {"untrustedThenDestructive", &out.flows.untrusted_then_destructive},
                                {"privateThenSink", &out.flows.private_then_sink}}) {
-      if (auto a = it->find(key); a != it->end()) {
-        auto v = optional_action(*a, std::string("/flows/") + key);
-        if (!v) return;
-        *target = *v;
-      }
+      if (!member(*it, key, std::string("/flows/") + key, *target, &policy_reader::optional_action)) return;
     }
   }
   if (auto it = doc.find("pins"); it != doc.end() && !failed()) {
     if (!only(*it, "/pins", {"firstSight", "onDrift"})) return;
-    if (auto f = it->find("firstSight"); f != it->end()) {
-      auto v = choice<pin_mode>(*f, "/pins/firstSight", {{"tofu", pin_mode::tofu}, {"strict", pin_mode::strict}});
-      if (!v) return;
-      out.pins.first_sight = *v;
-    }
-    if (auto d = it->find("onDrift"); d != it->end()) {
-      auto v = choice<bool>(*d, "/pins/onDrift", {{"hide", true}, {"log", false}});
-      if (!v) return;
-      out.pins.hide_drift = *v;
-    }
+    if (!member(*it, "firstSight", "/pins/firstSight", out.pins.first_sight, [&](const ojson& j, const std::string& at) {
+          return choice<pin_mode>(j, at, {{"tofu", pin_mode::tofu}, {"strict", pin_mode::strict}});
+        }))
+      return;
+    if (!member(*it, "onDrift", "/pins/onDrift", out.pins.hide_drift, [&](const ojson& j, const std::string& at) {
+          return choice<bool>(j, at, {{"hide", true}, {"log", false}});
+        }))
+      return;
   }
   if (auto it = doc.find("askTimeoutSeconds"); it != doc.end() && !failed()) {
     auto v = count(*it, "/askTimeoutSeconds");
@@ -513,26 +511,10 @@ void policy_reader::read(const ojson& doc, policy& out) {
 void policy_reader::read_rule(const ojson& v, const std::string& pointer, tool_rule& rule) {
   if (!only(v, pointer, {"server", "tool", "action", "reason", "arguments", "rateLimit", "roles"})) return;
   rule.location = where(pointer);
-  if (auto it = v.find("server"); it != v.end()) {
-    auto g = glob(*it, pointer + "/server");
-    if (!g) return;
-    rule.server = *g;
-  }
-  if (auto it = v.find("tool"); it != v.end()) {
-    auto g = glob(*it, pointer + "/tool");
-    if (!g) return;
-    rule.tool = *g;
-  }
-  if (auto it = v.find("action"); it != v.end()) {
-    auto a = choice<action>(*it, pointer + "/action", {{"allow", action::allow}, {"deny", action::deny}, {"ask", action::ask}});
-    if (!a) return;
-    rule.decision = *a;
-  }
-  if (auto it = v.find("reason"); it != v.end()) {
-    auto s = string(*it, pointer + "/reason");
-    if (!s) return;
-    rule.reason = *s;
-  }
+  if (!member(v, "server", pointer + "/server", rule.server, &policy_reader::glob)) return;
+  if (!member(v, "tool", pointer + "/tool", rule.tool, &policy_reader::glob)) return;
+  if (!member(v, "action", pointer + "/action", rule.decision, &policy_reader::decision)) return;
+  if (!member(v, "reason", pointer + "/reason", rule.reason, &policy_reader::string)) return;
   if (auto it = v.find("arguments"); it != v.end()) {
     if (!it->is_object()) return fail(pointer + "/arguments", "expected an object mapping argument names to constraints");
     for (const auto& [key, value] : it->items()) {
@@ -555,34 +537,18 @@ void policy_reader::read_rule(const ojson& v, const std::string& pointer, tool_r
     if (!(*per > 0) || *per > 86400 * 366.0) return fail(at + "/perSeconds", "expected a positive number of seconds");
     rule.limit = rate_limit{static_cast<std::uint32_t>(*calls), *per};
   }
-  if (auto it = v.find("roles"); it != v.end()) {
-    auto set = roles(*it, pointer + "/roles");
-    if (!set) return;
-    rule.roles = *set;
-  }
+  if (!member(v, "roles", pointer + "/roles", rule.roles, &policy_reader::roles)) return;
 }
 
 void policy_reader::read_constraint(const ojson& v, const std::string& pointer, argument_constraint& c) {
   if (!only(v, pointer, {"required", "paths", "hosts", "schemes", "regex", "minLength", "maxLength", "minimum", "maximum"}))
     return;
   c.location = where(pointer);
-  if (auto it = v.find("required"); it != v.end()) {
-    auto b = boolean(*it, pointer + "/required");
-    if (!b) return;
-    c.required = *b;
-  }
+  if (!member(v, "required", pointer + "/required", c.required, &policy_reader::boolean)) return;
   if (auto it = v.find("paths"); it != v.end()) {
     if (!only(*it, pointer + "/paths", {"allow", "deny"})) return;
-    if (auto a = it->find("allow"); a != it->end()) {
-      auto g = globs(*a, pointer + "/paths/allow");
-      if (!g) return;
-      c.path_allow = *g;
-    }
-    if (auto d = it->find("deny"); d != it->end()) {
-      auto g = globs(*d, pointer + "/paths/deny");
-      if (!g) return;
-      c.path_deny = *g;
-    }
+    if (!member(*it, "allow", pointer + "/paths/allow", c.path_allow, &policy_reader::globs)) return;
+    if (!member(*it, "deny", pointer + "/paths/deny", c.path_deny, &policy_reader::globs)) return;
   }
   if (auto it = v.find("hosts"); it != v.end()) {
     auto g = globs(*it, pointer + "/hosts");
@@ -591,11 +557,7 @@ void policy_reader::read_constraint(const ojson& v, const std::string& pointer, 
     for (auto& h : c.hosts)
       for (char& ch : h) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   }
-  if (auto it = v.find("schemes"); it != v.end()) {
-    auto g = globs(*it, pointer + "/schemes");
-    if (!g) return;
-    c.schemes = *g;
-  }
+  if (!member(v, "schemes", pointer + "/schemes", c.schemes, &policy_reader::globs)) return;
   if (auto it = v.find("regex"); it != v.end()) {
     auto s = string(*it, pointer + "/regex");
     if (!s) return;
@@ -608,19 +570,11 @@ void policy_reader::read_constraint(const ojson& v, const std::string& pointer, 
   }
   for (auto [key, target] : {std::pair<const char*, std::optional<std::size_t>*>{"minLength", &c.min_length},
                              {"maxLength", &c.max_length}}) {
-    if (auto it = v.find(key); it != v.end()) {
-      auto n = count(*it, pointer + "/" + key);
-      if (!n) return;
-      *target = *n;
-    }
+    if (!member(v, key, pointer + "/" + key, *target, &policy_reader::count)) return;
   }
   for (auto [key, target] : {std::pair<const char*, std::optional<double>*>{"minimum", &c.minimum},
                              {"maximum", &c.maximum}}) {
-    if (auto it = v.find(key); it != v.end()) {
-      auto n = number(*it, pointer + "/" + key);
-      if (!n) return;
-      *target = *n;
-    }
+    if (!member(v, key, pointer + "/" + key, *target, &policy_reader::number)) return;
   }
   if (c.min_length && c.max_length && *c.min_length > *c.max_length)
     return fail(pointer + "/minLength", "minLength is greater than maxLength");
@@ -641,28 +595,12 @@ void policy_reader::read_results(const ojson& v, const std::string& pointer, res
     if (it == v.end()) continue;
     const std::string at = pointer + "/" + key;
     if (!only(*it, at, {"action", "atOrAbove"})) return;
-    if (auto a = it->find("action"); a != it->end()) {
-      auto parsed = read_action(*a, at + "/action");
-      if (!parsed) return;
-      *what = *parsed;
-    }
-    if (auto s = it->find("atOrAbove"); s != it->end()) {
-      auto parsed = severity(*s, at + "/atOrAbove");
-      if (!parsed) return;
-      *level = *parsed;
-    }
+    if (!member(*it, "action", at + "/action", *what, read_action)) return;
+    if (!member(*it, "atOrAbove", at + "/atOrAbove", *level, &policy_reader::severity)) return;
   }
-  if (auto it = v.find("ansi"); it != v.end()) {
-    auto parsed = read_action(*it, pointer + "/ansi");
-    if (!parsed) return;
-    r.ansi = *parsed;
-  }
+  if (!member(v, "ansi", pointer + "/ansi", r.ansi, read_action)) return;
   for (auto [key, target] : {std::pair<const char*, bool*>{"resources", &r.scan_resources}, {"prompts", &r.scan_prompts}}) {
-    if (auto it = v.find(key); it != v.end()) {
-      auto b = boolean(*it, pointer + "/" + key);
-      if (!b) return;
-      *target = *b;
-    }
+    if (!member(v, key, pointer + "/" + key, *target, &policy_reader::boolean)) return;
   }
 }
 

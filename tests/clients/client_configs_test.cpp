@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <optional>
 #include <fstream>
 #include <sstream>
 
@@ -49,15 +50,12 @@ TEST_CASE("discovery: per-platform locations") {
     const auto has = [&](const std::string& path) {
       return std::any_of(all.begin(), all.end(), [&](const config_location& l) { return l.path == path; });
     };
-    CHECK(has("/xdg/Claude/claude_desktop_config.json"));
-    CHECK(has("/xdg/Code/User/settings.json"));
-    CHECK(has("/xdg/zed/settings.json"));
-    CHECK(has("/h/.claude.json"));
-    CHECK(has("/h/.cursor/mcp.json"));
-    CHECK(has("/h/.codeium/windsurf/mcp_config.json"));
-    CHECK(has("/h/.gemini/settings.json"));
-    CHECK(has("/h/.codex/config.toml"));
-    CHECK(has("/h/.continue/config.json"));
+    for (const char* path : {"/xdg/Claude/claude_desktop_config.json", "/xdg/Code/User/settings.json", "/xdg/zed/settings.json",
+                             "/h/.claude.json", "/h/.cursor/mcp.json", "/h/.codeium/windsurf/mcp_config.json",
+                             "/h/.gemini/settings.json", "/h/.codex/config.toml", "/h/.continue/config.json"}) {
+      CAPTURE(path);
+      CHECK(has(path));
+    }
   }
   SUBCASE("macOS") {
     options.os = platform::macos;
@@ -232,22 +230,37 @@ TEST_CASE("reading: an entry already under mcp-warden") {
 }
 
 TEST_CASE("classify_path: by name, then by content") {
-  CHECK(classify_path("/x/claude_desktop_config.json", "").client == client_kind::claude_desktop);
-  CHECK(classify_path("/x/.claude.json", "").layout == config_layout::claude_code_user);
-  CHECK(classify_path("/x/.mcp.json", "").client == client_kind::claude_code);
-  CHECK(classify_path("/p/.cursor/mcp.json", "").client == client_kind::cursor);
-  CHECK(classify_path("/p/.vscode/mcp.json", "").layout == config_layout::vscode_mcp);
-  CHECK(classify_path("/c/Code/User/settings.json", "").layout == config_layout::vscode_settings);
-  CHECK(classify_path("/h/.gemini/settings.json", "").client == client_kind::gemini);
-  CHECK(classify_path("/h/.config/zed/settings.json", "").client == client_kind::zed);
-  CHECK(classify_path("/h/.codeium/windsurf/mcp_config.json", "").client == client_kind::windsurf);
-  CHECK(classify_path("/h/.codex/config.toml", "").client == client_kind::codex);
-  CHECK(classify_path("/h/.continue/config.json", "").layout == config_layout::continue_json);
-  CHECK(classify_path("/h/.continue/config.yaml", "").layout == config_layout::unsupported);
-  CHECK(classify_path("/t/any.json", R"({"servers": {}})").layout == config_layout::vscode_mcp);
-  CHECK(classify_path("/t/any.json", "// c\n{\"context_servers\": {}}").layout == config_layout::zed_settings);
-  CHECK(classify_path("/t/any.json", R"({"mcpServers": {}})").client == client_kind::other);
-  CHECK(classify_path("/t/any.conf", "[mcp_servers.x]\ncommand = \"y\"\n").layout == config_layout::codex_toml);
+  // A path and its content, and the client or the layout expected of them.
+  struct row {
+    std::string path, content;
+    std::optional<client_kind> client;
+    std::optional<config_layout> layout;
+  };
+  const row rows[] = {
+      {"/x/claude_desktop_config.json", "", client_kind::claude_desktop, {}},
+      {"/x/.claude.json", "", {}, config_layout::claude_code_user},
+      {"/x/.mcp.json", "", client_kind::claude_code, {}},
+      {"/p/.cursor/mcp.json", "", client_kind::cursor, {}},
+      {"/p/.vscode/mcp.json", "", {}, config_layout::vscode_mcp},
+      {"/c/Code/User/settings.json", "", {}, config_layout::vscode_settings},
+      {"/h/.gemini/settings.json", "", client_kind::gemini, {}},
+      {"/h/.config/zed/settings.json", "", client_kind::zed, {}},
+      {"/h/.codeium/windsurf/mcp_config.json", "", client_kind::windsurf, {}},
+      {"/h/.codex/config.toml", "", client_kind::codex, {}},
+      {"/h/.continue/config.json", "", {}, config_layout::continue_json},
+      {"/h/.continue/config.yaml", "", {}, config_layout::unsupported},
+      {"/t/any.json", R"({"servers": {}})", {}, config_layout::vscode_mcp},
+      {"/t/any.json", "// c\n{\"context_servers\": {}}", {}, config_layout::zed_settings},
+      {"/t/any.json", R"({"mcpServers": {}})", client_kind::other, {}},
+      {"/t/any.conf", "[mcp_servers.x]\ncommand = \"y\"\n", {}, config_layout::codex_toml},
+  };
+  for (const row& r : rows) {
+    CAPTURE(r.path);
+    CAPTURE(r.content);
+    const auto found = classify_path(r.path, r.content);
+    if (r.client) CHECK(found.client == *r.client);
+    if (r.layout) CHECK(found.layout == *r.layout);
+  }
 }
 
 TEST_CASE("is_warden_command and describe_entry") {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 
 #include "clients/client_wrap.hpp"
 
@@ -129,20 +130,21 @@ TEST_CASE("wrap: exact text for the usual shapes") {
 
 TEST_CASE("wrap: TOML tables and inline tables") {
   const config_layout toml = config_layout::codex_toml;
-  SUBCASE("table without args, CRLF") {
-    const std::string text = "[mcp_servers.a]\r\ncommand = 'srv' # the server\r\nenv = { K = \"V\" }\r\n";
-    const auto config = parse(text, toml, client_kind::codex, "/h/.codex/config.toml");
-    const auto wrapped = wrapped_text(config, options());
-    CHECK(wrapped == "[mcp_servers.a]\r\ncommand = \"/opt/mcp-warden/bin/mcp-warden\"\r\nargs = [\"--\", 'srv'] # the server\r\n"
-                     "env = { K = \"V\" }\r\n");
-    CHECK(unwrapped_text(parse(wrapped, toml, client_kind::codex)) == text);
-  }
-  SUBCASE("inline tables in [mcp_servers]") {
-    const std::string text = "[mcp_servers]\na = { command = \"srv\" }\nb = { command = \"x\", args = [\"1\"] }\n";
-    const auto config = parse(text, toml, client_kind::codex, "/h/.codex/config.toml");
-    const auto wrapped = wrapped_text(config, options());
-    CHECK(wrapped == "[mcp_servers]\na = { command = \"/opt/mcp-warden/bin/mcp-warden\", args = [\"--\", \"srv\"] }\n"
-                     "b = { command = \"/opt/mcp-warden/bin/mcp-warden\", args = [\"--\", \"x\", \"1\"] }\n");
+  // A file, and what wrapping writes; unwrapping that gives the file back.
+  const std::pair<std::string, std::string> rows[] = {
+      // a table without args, CRLF
+      {"[mcp_servers.a]\r\ncommand = 'srv' # the server\r\nenv = { K = \"V\" }\r\n",
+       "[mcp_servers.a]\r\ncommand = \"/opt/mcp-warden/bin/mcp-warden\"\r\nargs = [\"--\", 'srv'] # the server\r\n"
+       "env = { K = \"V\" }\r\n"},
+      // inline tables in [mcp_servers]
+      {"[mcp_servers]\na = { command = \"srv\" }\nb = { command = \"x\", args = [\"1\"] }\n",
+       "[mcp_servers]\na = { command = \"/opt/mcp-warden/bin/mcp-warden\", args = [\"--\", \"srv\"] }\n"
+       "b = { command = \"/opt/mcp-warden/bin/mcp-warden\", args = [\"--\", \"x\", \"1\"] }\n"},
+  };
+  for (const auto& [text, expected] : rows) {
+    CAPTURE(text);
+    const auto wrapped = wrapped_text(parse(text, toml, client_kind::codex, "/h/.codex/config.toml"), options());
+    CHECK(wrapped == expected);
     CHECK(unwrapped_text(parse(wrapped, toml, client_kind::codex)) == text);
   }
 }

@@ -84,40 +84,35 @@ TEST_CASE("a full policy parses, with comments and trailing commas") {
 }
 
 TEST_CASE("policy errors name file:line:col and the member") {
-  SUBCASE("JSON syntax") {
-    CHECK(error_of("{\n  \"default\": allow\n}") ==
-          "p.json:2:14: invalid JSON: syntax error while parsing value - invalid literal; last read: '\"default\": a'");
+  struct row {
+    const char* name;
+    const char* text;
+    std::string_view error;
+  };
+  const row rows[] = {
+      {"JSON syntax", "{\n  \"default\": allow\n}",
+       "p.json:2:14: invalid JSON: syntax error while parsing value - invalid literal; last read: '\"default\": a'"},
+      {"unknown action", "{\n  \"tools\": [\n    {\"tool\": \"x\", \"action\": \"alow\"}\n  ]\n}",
+       "p.json:3:29: tools[0].action: expected one of \"allow\", \"deny\", \"ask\", got \"alow\""},
+      {"unknown member", "{\"tools\": [{\"tool\": \"x\", \"acton\": \"deny\"}]}",
+       "p.json:1:26: tools[0].acton: unknown member 'acton' (expected one of: server, tool, action, reason, arguments, rateLimit, roles)"},
+      {"bad regex", "{\"tools\": [{\"arguments\": {\"q\": {\"regex\": \"(a\"}}}]}",
+       "p.json:1:42: tools[0].arguments.q.regex: invalid regular expression: missing ): (a"},
+      {"bad glob", "{\"tools\": [{\"tool\": \"[ab\"}]}", "p.json:1:21: tools[0].tool: unterminated '[' in glob"},
+      {"bad role", "{\"roles\": {\"x\": [\"sink\"]}}",
+       "p.json:1:18: roles.x[0]: expected one of \"untrusted_content\", \"private_data\", \"external_sink\", "
+       "\"code_execution\", \"destructive\", \"filesystem_write\", got \"sink\""},
+      {"rate limit needs both members", "{\"tools\": [{\"rateLimit\": {\"calls\": 3}}]}",
+       "p.json:1:26: tools[0].rateLimit: needs both 'calls' and 'perSeconds'"},
+      {"inconsistent ranges", "{\"tools\": [{\"arguments\": {\"n\": {\"minimum\": 5, \"maximum\": 1}}}]}",
+       "p.json:1:44: tools[0].arguments.n.minimum: minimum is greater than maximum"},
+      {"version", "{\"version\": 2}", "p.json:1:13: version: only version 1 is supported"},
+      {"not an object", "[]", "p.json:1:1: (document): expected an object"},
+  };
+  for (const row& r : rows) {
+    CAPTURE(r.name);
+    CHECK(error_of(r.text) == r.error);
   }
-  SUBCASE("unknown action") {
-    CHECK(error_of("{\n  \"tools\": [\n    {\"tool\": \"x\", \"action\": \"alow\"}\n  ]\n}") ==
-          "p.json:3:29: tools[0].action: expected one of \"allow\", \"deny\", \"ask\", got \"alow\"");
-  }
-  SUBCASE("unknown member") {
-    CHECK(error_of("{\"tools\": [{\"tool\": \"x\", \"acton\": \"deny\"}]}") ==
-          "p.json:1:26: tools[0].acton: unknown member 'acton' (expected one of: server, tool, action, reason, arguments, rateLimit, roles)");
-  }
-  SUBCASE("bad regex") {
-    CHECK(error_of("{\"tools\": [{\"arguments\": {\"q\": {\"regex\": \"(a\"}}}]}") ==
-          "p.json:1:42: tools[0].arguments.q.regex: invalid regular expression: missing ): (a");
-  }
-  SUBCASE("bad glob") {
-    CHECK(error_of("{\"tools\": [{\"tool\": \"[ab\"}]}") == "p.json:1:21: tools[0].tool: unterminated '[' in glob");
-  }
-  SUBCASE("bad role") {
-    CHECK(error_of("{\"roles\": {\"x\": [\"sink\"]}}") ==
-          "p.json:1:18: roles.x[0]: expected one of \"untrusted_content\", \"private_data\", \"external_sink\", "
-          "\"code_execution\", \"destructive\", \"filesystem_write\", got \"sink\"");
-  }
-  SUBCASE("rate limit needs both members") {
-    CHECK(error_of("{\"tools\": [{\"rateLimit\": {\"calls\": 3}}]}") ==
-          "p.json:1:26: tools[0].rateLimit: needs both 'calls' and 'perSeconds'");
-  }
-  SUBCASE("inconsistent ranges") {
-    CHECK(error_of("{\"tools\": [{\"arguments\": {\"n\": {\"minimum\": 5, \"maximum\": 1}}}]}") ==
-          "p.json:1:44: tools[0].arguments.n.minimum: minimum is greater than maximum");
-  }
-  SUBCASE("version") { CHECK(error_of("{\"version\": 2}") == "p.json:1:13: version: only version 1 is supported"); }
-  SUBCASE("not an object") { CHECK(error_of("[]") == "p.json:1:1: (document): expected an object"); }
 }
 
 TEST_CASE("position_of counts lines and byte columns") {
