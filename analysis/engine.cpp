@@ -22,6 +22,7 @@
 #include "analysis/injection.hpp"
 #include "analysis/intent.hpp"
 #include "analysis/param_scope.hpp"
+#include "analysis/snapshots.hpp"
 #include "analysis/surface_relations.hpp"
 #include "analysis/toxic_flows.hpp"
 #include "analysis/roles.hpp"
@@ -91,18 +92,6 @@ std::string canonical_manifest(const server_surface& surface) {
   return out;
 }
 
-// A location segment for a member name: .name when it is a plain identifier, ["..."] otherwise.
-std::string member_path(std::string_view key) {
-  bool plain = !key.empty() && key.size() < 80 &&
-               std::all_of(key.begin(), key.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '$'; });
-  if (plain) return "." + std::string(key);
-  std::string quoted = "[\"";
-  quoted += text::make_visible(key, 80);
-  quoted += "\"]";
-  return quoted;
-}
-
-std::string index_path(std::size_t i) { return "[" + std::to_string(i) + "]"; }
 
 const std::string* string_member(const json& object, const char* key) {
   if (!object.is_object()) return nullptr;
@@ -591,12 +580,21 @@ analysis_report analyse(const std::vector<server_input>& servers) {
     display.push_back(name);
     names.push_back(tool_names(servers[i].surface));
   }
+  // A later snapshot of a server replaces the earlier one: the two are one server, not rivals, and
+  // the cross-server checks read the latest snapshot of each.
+  const std::vector<std::size_t> earlier = earlier_snapshots(servers);
+  std::vector<std::size_t> lineage(servers.size());
+  std::vector<bool> superseded(servers.size(), false);
+  for (std::size_t i = 0; i < servers.size(); ++i) {
+    lineage[i] = earlier[i] == no_earlier_snapshot ? i : lineage[earlier[i]];
+    if (earlier[i] != no_earlier_snapshot) superseded[earlier[i]] = true;
+  }
   std::string canonical_all = "[";
   for (std::size_t i = 0; i < servers.size(); ++i) {
     const auto& surface = servers[i].surface;
     std::vector<std::string> foreign;
     for (std::size_t j = 0; j < servers.size(); ++j)
-      if (j != i) foreign.insert(foreign.end(), names[j].begin(), names[j].end());
+      if (lineage[j] != lineage[i] && !superseded[j]) foreign.insert(foreign.end(), names[j].begin(), names[j].end());
     std::size_t first_finding = report.findings.size();
     report_stats before = report.stats;
     surface_walker walker(surface, servers.size() > 1 ? display[i] : std::string(), names[i], foreign, report.findings, report.stats);
@@ -629,8 +627,26 @@ analysis_report analyse(const std::vector<server_input>& servers) {
       report.capabilities.push_back(std::move(cap));
     }
   }
-  shadowing_checks(servers, display, names, report.findings);
-  function_overlap_checks(servers, display, report.findings);
+  auto cross_server_checks = [&](const std::vector<server_input>& in, const std::vector<std::string>& shown,
+                                 const std::vector<std::vector<std::string>>& tool_lists) {
+    shadowing_checks(in, shown, tool_lists, report.findings);
+    function_overlap_checks(in, shown, report.findings);
+  };
+  if (std::find(superseded.begin(), superseded.end(), true) == superseded.end()) {
+    cross_server_checks(servers, display, names);
+  } else {
+    std::vector<server_input> latest;
+    std::vector<std::string> latest_display;
+    std::vector<std::vector<std::string>> latest_names;
+    for (std::size_t i = 0; i < servers.size(); ++i)
+      if (!superseded[i]) {
+        latest.push_back(servers[i]);
+        latest_display.push_back(display[i]);
+        latest_names.push_back(names[i]);
+      }
+    cross_server_checks(latest, latest_display, latest_names);
+  }
+  rug_pull_checks(servers, display, earlier, report.findings);
   flow_checks(report.capabilities, servers.size() > 1, report.flows, report.findings);
   report.capability = level_for(report.capabilities, report.flows);
   canonical_all += "]";

@@ -1,5 +1,10 @@
 #include "analysis/surface.hpp"
 
+#include <algorithm>
+#include <cctype>
+
+#include "analysis/text.hpp"
+
 namespace warden::analysis {
 
 using nlohmann::json;
@@ -68,5 +73,17 @@ result<server_surface> from_manifest(const json& document) {
   }
   return surface;
 }
+
+std::string member_path(std::string_view key) {
+  bool plain = !key.empty() && key.size() < 80 &&
+               std::all_of(key.begin(), key.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '$'; });
+  if (plain) return "." + std::string(key);
+  std::string quoted = "[\"";
+  quoted += text::make_visible(key, 80);
+  quoted += "\"]";
+  return quoted;
+}
+
+std::string index_path(std::size_t i) { return "[" + std::to_string(i) + "]"; }
 
 }  // namespace warden::analysis

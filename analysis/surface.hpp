@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/result.hpp"
 
@@ -32,5 +33,10 @@ nlohmann::json to_manifest(const server_surface& surface);
 // Accepts the manifest shape above, or a raw tools/list result ({"tools":[...]}), or a bare array
 // of tools. Errors name the offending member.
 result<server_surface> from_manifest(const nlohmann::json& document);
+
+// Locations inside a manifest, as findings give them ("tools[3].inputSchema.properties.note"): a
+// member segment is .name when the name is a plain identifier and ["..."] otherwise.
+std::string member_path(std::string_view key);
+std::string index_path(std::size_t i);
 
 }  // namespace warden::analysis

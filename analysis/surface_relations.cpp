@@ -23,8 +23,6 @@ const std::string* string_member(const json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
 }
 
-std::string index_path(std::size_t i) { return "[" + std::to_string(i) + "]"; }
-
 // A name's look-alike key: its confusable skeleton, lower-cased, without separators and with doubled
 // letters single ("list-meessages" and "list_messages" share one). Two different names with one
 // key are typo-squats of each other.

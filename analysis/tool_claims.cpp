@@ -21,7 +21,7 @@ constexpr auto options = shape::folded;
 #define WARDEN_TOOL_ID R"([`'"]?([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)[`'"]?)"
 
 // Ways a sentence points at a tool by name. Each captures the name.
-const std::array<const re2::RE2*, 6>& reference_patterns() {
+const std::array<const re2::RE2*, 8>& reference_patterns() {
   static const re2::RE2& with_noun = shape::pattern(WARDEN_TOOL_ID R"((?:'s)?\s+(?:tool|function|endpoint|action|operation|method)s?\b)");
   static const re2::RE2& noun_first = shape::pattern(R"(\b(?:tool|function|operation|action)\s+)" WARDEN_TOOL_ID);
   static const re2::RE2& called = shape::pattern(
@@ -39,7 +39,15 @@ const std::array<const re2::RE2*, 6>& reference_patterns() {
   static const re2::RE2& ruled = shape::pattern(
       R"(\b(?:(?:any|every|each|all)\s+calls?\s+(?:to|of|with)|(?:note|instructions?|rule|notice|reminder)\s+(?:for|about|regarding)(?:\s+the)?)\s+)" WARDEN_TOOL_ID
       R"(|)" WARDEN_TOOL_ID R"(\s+(?:now\s+)?(?:expects|requires|defaults|has been (?:reconfigured|changed|updated|migrated))\b)");
-  static const std::array<const re2::RE2*, 6> all{&with_noun, &noun_first, &called, &on_server, &dotted, &ruled};
+  // "the payments server's `transfer` tool", "the git server's create_pull_request": a server that
+  // owns the tool is named, so a one-word name counts too ("this server's" is the speaker's own).
+  static const re2::RE2& possessed = shape::pattern(
+      R"(\b(?P<server>[\w.-]+)\s+(?:server|integration|connector|plugin)'s\s+(?:own\s+)?[`'"]?([a-z][a-z0-9]*(?:[_-][a-z0-9]+)*)[`'"]?)");
+  // "Slack server note: post_message also posts ...", "convention for the filesystem server: when
+  // write_file writes ...": a named server, then one of its tools in the same sentence.
+  static const re2::RE2& after_server = shape::pattern(
+      R"(\b(?P<server>[\w.-]+)\s+(?:server|integration|connector|plugin)\b(?:\s+(?:note|notice|rule|convention|policy|update|bulletin|behaviou?r))?\s*[:,]\s*[^.;!?]{0,60}?\b[`'"]?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)[`'"]?)");
+  static const std::array<const re2::RE2*, 8> all{&with_noun, &noun_first, &called, &on_server, &dotted, &ruled, &possessed, &after_server};
   return all;
 }
 

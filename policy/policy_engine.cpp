@@ -94,8 +94,12 @@ void policy_engine::judge_items(const analysis::server_surface& surface) {
   fresh.instructions = surface.instructions;
   fresh.server_info = surface.server_info;
   fresh.capabilities = surface.capabilities;
+  // The versions the changed items replace: what the session saw (and the user approved) before
+  // list_changed, against which a rug pull is read (analysis/snapshots.hpp).
+  analysis::server_surface before;
+  before.name = surface.name;
   std::vector<std::pair<item_kind, const json*>> pending;
-  auto consider = [&](item_kind kind, const json& list, json& target) {
+  auto consider = [&](item_kind kind, const json& list, json& target, json& replaced) {
     if (!list.is_array()) return;
     for (const auto& item : list) {
       const std::string name = item_name(kind, item);
@@ -103,18 +107,27 @@ void policy_engine::judge_items(const analysis::server_surface& surface) {
       const item_verdict* judged = verdict_for(digest);
       if (!judged) pending.emplace_back(kind, &item);
       known_item known{kind, item, std::move(digest), judged};
-      if (kind == item_kind::tool) known_tools_.insert_or_assign(name, std::move(known));
-      else known_items_.insert_or_assign(std::string(to_string(kind)) + ":" + name, std::move(known));
+      auto remember = [&](auto& known_map, const std::string& key) {
+        if (auto previous = known_map.find(key); !judged && previous != known_map.end()) replaced.push_back(previous->second.definition);
+        known_map.insert_or_assign(key, std::move(known));
+      };
+      if (kind == item_kind::tool) remember(known_tools_, name);
+      else remember(known_items_, std::string(to_string(kind)) + ":" + name);
       if (!judged) target.push_back(item);
     }
   };
-  consider(item_kind::tool, surface.tools, fresh.tools);
-  consider(item_kind::prompt, surface.prompts, fresh.prompts);
-  consider(item_kind::resource, surface.resources, fresh.resources);
-  consider(item_kind::resource_template, surface.resource_templates, fresh.resource_templates);
+  consider(item_kind::tool, surface.tools, fresh.tools, before.tools);
+  consider(item_kind::prompt, surface.prompts, fresh.prompts, before.prompts);
+  consider(item_kind::resource, surface.resources, fresh.resources, before.resources);
+  consider(item_kind::resource_template, surface.resource_templates, fresh.resource_templates, before.resource_templates);
   if (pending.empty()) return;
 
-  const analysis::analysis_report report = analysis::analyse({analysis::server_input{fresh, "live"}});
+  std::vector<analysis::server_input> inputs;
+  const bool replaces = !before.tools.empty() || !before.prompts.empty() || !before.resources.empty() || !before.resource_templates.empty();
+  if (replaces) inputs.push_back({std::move(before), "live"});
+  inputs.push_back({fresh, "live"});
+  const analysis::analysis_report report = analysis::analyse(inputs);
+  const std::string& current = report.servers.back().name;  // the findings of the fresh snapshot
   for (const auto& [kind, item] : pending) {
     item_verdict v;
     const std::string name = item_name(kind, *item);
@@ -125,7 +138,7 @@ void policy_engine::judge_items(const analysis::server_surface& surface) {
                                                      : policy_.surface.resources;
     if (policy_.surface.hide_at && covered) {
       for (const auto& f : report.findings) {
-        if (f.item != name || f.location.rfind(prefix, 0) != 0) continue;
+        if (f.item != name || f.location.rfind(prefix, 0) != 0 || (replaces && f.server != current)) continue;
         // Hiding an honest tool breaks the user's work: only a confident finding hides; lesser ones
         // are reported (and a policy may still `ask` on the tool's calls).
         if (f.level < *policy_.surface.hide_at || f.confidence < 0.7 || !hides_family(f)) continue;
@@ -134,7 +147,7 @@ void policy_engine::judge_items(const analysis::server_surface& surface) {
     }
     if (kind == item_kind::tool)
       for (const auto& cap : report.capabilities)
-        if (cap.tool == name) v.roles = from_analysis(cap.roles);
+        if (cap.tool == name && (!replaces || cap.server == current)) v.roles = from_analysis(cap.roles);
     verdicts_[config::pin_item(std::string(to_string(kind)), *item).digest] = std::move(v);
   }
   // The new verdicts' map nodes stay put, so each tool keeps a pointer to its own.
