@@ -12,10 +12,6 @@
 #include "base/byte_scan.hpp"
 #include "base/utf8.hpp"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace warden::analysis::text {
 
 // The UTF-8 primitives and byte scans of base/ under the detectors' one text:: vocabulary.
@@ -23,16 +19,6 @@ using base::invalid_code_point, base::decode_utf8, base::decode_utf8_long, base:
     base::hex_digit, base::is_ascii, base::is_valid_utf8, base::utf8_sequence_length, base::replace_invalid_utf8;
 using base::every_byte, base::high_bits, base::load8, base::bytes_between, base::next_non_ascii, base::ascii_letters_in,
     base::ascii_lower, base::json_special_bytes, base::json_plain_prefix;
-
-#if defined(__SSE2__)
-// For analysis/injection.cpp's own SSE2 blocks only, until they move to base/byte_scan.hpp.
-inline __m128i lanes_between(__m128i x, unsigned char lo, unsigned char hi) noexcept {
-  const __m128i offset = _mm_sub_epi8(x, _mm_set1_epi8(static_cast<char>(lo)));
-  return _mm_cmpeq_epi8(_mm_min_epu8(offset, _mm_set1_epi8(static_cast<char>(hi - lo))), offset);
-}
-inline __m128i ascii_letter_bytes(__m128i x) noexcept { return lanes_between(_mm_or_si128(x, _mm_set1_epi8(0x20)), 'a', 'z'); }
-inline __m128i ascii_word_bytes(__m128i x) noexcept { return _mm_or_si128(ascii_letter_bytes(x), lanes_between(x, '0', '9')); }
-#endif
 
 // Text prepared for pattern matching. When the input is ASCII the view aliases the input (no copy;
 // patterns are matched case-insensitively) and offsets are the identity.
