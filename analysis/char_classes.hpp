@@ -8,11 +8,12 @@
 #include <string>
 #include <string_view>
 
+#include "base/invisible.hpp"
+
 namespace warden::analysis::chars {
 
-inline bool is_variation_selector(char32_t cp) { return (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF); }
-inline bool is_tag(char32_t cp) { return cp >= 0xE0000 && cp <= 0xE007F; }
-inline bool is_bidi_control(char32_t cp) { return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069); }
+// The ICU-free table (base/invisible.hpp), shared with the runtime sanitiser.
+using base::is_bidi_control, base::is_tag, base::is_variation_selector;
 inline bool is_space_like(char32_t cp) {
   return cp == ' ' || cp == '\t' || cp == 0xA0 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F || cp == 0x205F || cp == 0x3000 ||
          cp == 0x1680;

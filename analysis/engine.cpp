@@ -17,7 +17,7 @@
 #include <unordered_set>
 
 #include "analysis/catalogue.hpp"
-#include "analysis/digest.hpp"
+#include "base/digest.hpp"
 #include "analysis/hidden.hpp"
 #include "analysis/injection.hpp"
 #include "analysis/intent.hpp"
@@ -610,7 +610,7 @@ analysis_report analyse(const std::vector<server_input>& servers) {
     summary.identity = surface.identity;
     summary.source = servers[i].source;
     summary.live = surface.live;
-    summary.digest = sha256_hex(manifest);
+    summary.digest = base::sha256_hex(manifest);
     summary.tools = report.stats.tools - before.tools;
     summary.prompts = report.stats.prompts - before.prompts;
     summary.resources = report.stats.resources - before.resources;
@@ -650,7 +650,7 @@ analysis_report analyse(const std::vector<server_input>& servers) {
   flow_checks(report.capabilities, servers.size() > 1, report.flows, report.findings);
   report.capability = level_for(report.capabilities, report.flows);
   canonical_all += "]";
-  report.surface_digest = servers.size() == 1 ? report.servers.front().digest : sha256_hex(canonical_all);
+  report.surface_digest = servers.size() == 1 ? report.servers.front().digest : base::sha256_hex(canonical_all);
   std::stable_sort(report.findings.begin(), report.findings.end(), [](const finding& a, const finding& b) {
     if (a.level != b.level) return severity_rank(a.level) > severity_rank(b.level);
     if (a.server != b.server) return a.server < b.server;

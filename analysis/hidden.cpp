@@ -11,6 +11,7 @@
 
 #include "analysis/char_classes.hpp"
 #include "analysis/text.hpp"
+#include "base/byte_scan.hpp"
 
 namespace warden::analysis {
 namespace {
@@ -57,23 +58,20 @@ bool printable_block(std::uint64_t w) { return !(w & high_bits) && text::bytes_b
   return !(spaces & (spaces << 8)) && (!(spaces >> 63) || (next > 0x20 && next < 0x7F));
 }
 
-#if defined(__SSE2__)
 // Sixteen bytes at p that latin_block would pass as two blocks of eight (plain ASCII included);
 // `next` is the byte after them, 0 at the end of the text. Accented prose is mostly such blocks.
 [[gnu::always_inline]] inline bool latin_block16(const char* p, unsigned char next) {
-  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  const auto mask = [](__m128i bytes) { return static_cast<unsigned>(_mm_movemask_epi8(bytes)); };
-  const unsigned high = mask(b);
-  const unsigned printable = mask(text::lanes_between(b, 0x20, 0x7E));
+  const base::block16 b = base::load16(p);
+  const unsigned high = base::non_ascii16(b);
+  const unsigned printable = base::mask16(base::between16(b, 0x20, 0x7E));
   if ((high | printable) != 0xFFFFu) return false;
-  const unsigned spaces = mask(_mm_cmpeq_epi8(b, _mm_set1_epi8(' ')));
+  const unsigned spaces = base::mask16(base::equal16(b, ' '));
   if ((spaces & (spaces >> 1)) || ((spaces >> 15) && !(next > 0x20 && next < 0x7F))) return false;
   if (!high) return true;
-  const unsigned lead = mask(text::lanes_between(b, 0xC3, 0xC5));
-  const unsigned cont = mask(text::lanes_between(b, 0x80, 0xBF));
+  const unsigned lead = base::mask16(base::between16(b, 0xC3, 0xC5));
+  const unsigned cont = base::mask16(base::between16(b, 0x80, 0xBF));
   return (lead | cont) == high && cont == ((lead << 1) & 0xFFFFu) && !(lead >> 15);
 }
-#endif
 
 // The letters U+00C0..U+017F (two bytes, lead C3..C5) that can never make check_words report a
 // word: Latin script, and a confusable skeleton that keeps a non-ASCII character. A word made of
@@ -251,22 +249,17 @@ class scanner {
     std::size_t i = 0;
     bool line_start = true;
     while (i < n) {
-#if defined(__SSE2__)
       // Hot path: sixteen printable bytes with no space next to another (the byte after them
       // included, so a run never starts unseen across the step).
       if (i + 17 <= n) {
-        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw_.data() + i));
-        const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw_.data() + i + 1));
-        const __m128i space = _mm_set1_epi8(' ');
-        const __m128i printable = text::lanes_between(block, 0x20, 0x7E);
-        const __m128i paired = _mm_and_si128(_mm_cmpeq_epi8(block, space), _mm_cmpeq_epi8(next, space));
-        if (_mm_movemask_epi8(_mm_andnot_si128(paired, printable)) == 0xFFFF) {
+        const base::block16 block = base::load16(raw_.data() + i), next = base::load16(raw_.data() + i + 1);
+        const base::block16 paired = base::equal16(block, ' ') & base::equal16(next, ' ');
+        if (base::mask16(base::and_not(base::between16(block, 0x20, 0x7E), paired)) == 0xFFFF) {
           line_start = false;
           i += 16;
           continue;
         }
       }
-#endif
       // Then up to eight bytes at a time.
       if (i + 8 <= n)
         if (const std::size_t quiet = quiet_ascii(i, load8(raw_.data() + i)); quiet > 0) {
@@ -390,7 +383,6 @@ class scanner {
       // Sixteen, else up to eight, bytes at a time: accented Latin prose (latin_block16,
       // latin_block) or quiet ASCII (quiet_ascii). A space run never comes in from before, as
       // whole runs are consumed below and no step stops after a space whose run may go on.
-#if defined(__SSE2__)
       if (i + 16 <= n && latin_block16(raw_.data() + i, i + 16 < n ? static_cast<unsigned char>(raw_[i + 16]) : 0)) {
         line_start = false;
         const auto last = static_cast<unsigned char>(raw_[i + 15]);
@@ -398,7 +390,6 @@ class scanner {
         i += 16;
         continue;
       }
-#endif
       if (i + 8 <= n) {
         const std::uint64_t w = load8(raw_.data() + i);
         if ((w & high_bits) && latin_block(w, after_block(i))) {

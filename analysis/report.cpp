@@ -6,7 +6,7 @@
 #include <set>
 
 #include "analysis/catalogue.hpp"
-#include "analysis/digest.hpp"
+#include "base/digest.hpp"
 #include "analysis/text.hpp"
 
 namespace warden::analysis {
@@ -30,7 +30,7 @@ const rule_info& rule_or_placeholder(std::string_view id) {
 }
 
 // The first 16 bytes of the SHA-256, as SARIF's partial fingerprints use it.
-std::string short_hash(std::string_view data) { return sha256_hex(data).substr(0, 32); }
+std::string short_hash(std::string_view data) { return base::sha256_hex(data).substr(0, 32); }
 
 json finding_json(const finding& f) {
   const auto& rule = rule_or_placeholder(f.rule_id);

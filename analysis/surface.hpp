@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 
 namespace warden::analysis {
 

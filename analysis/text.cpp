@@ -1,5 +1,7 @@
 #include "analysis/text.hpp"
 
+#include "base/byte_scan.hpp"
+
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
@@ -14,127 +16,6 @@
 #include <utility>
 
 namespace warden::analysis::text {
-
-char32_t decode_utf8_long(std::string_view s, std::size_t& pos) noexcept {
-  const auto n = s.size();
-  const auto b0 = static_cast<unsigned char>(s[pos]);
-  if (b0 < 0x80) { ++pos; return b0; }
-  auto cont = [&](std::size_t k) -> int {
-    if (pos + k >= n) return -1;
-    auto b = static_cast<unsigned char>(s[pos + k]);
-    return (b & 0xC0) == 0x80 ? (b & 0x3F) : -1;
-  };
-  char32_t cp = 0;
-  std::size_t len = 0;
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    int c1 = cont(1);
-    if (c1 < 0) { ++pos; return invalid_code_point; }
-    cp = (char32_t(b0 & 0x1F) << 6) | char32_t(c1);
-    len = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    int c1 = cont(1), c2 = cont(2);
-    if (c1 < 0 || c2 < 0) { ++pos; return invalid_code_point; }
-    cp = (char32_t(b0 & 0x0F) << 12) | (char32_t(c1) << 6) | char32_t(c2);
-    if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)) { ++pos; return invalid_code_point; }
-    len = 3;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    int c1 = cont(1), c2 = cont(2), c3 = cont(3);
-    if (c1 < 0 || c2 < 0 || c3 < 0) { ++pos; return invalid_code_point; }
-    cp = (char32_t(b0 & 0x07) << 18) | (char32_t(c1) << 12) | (char32_t(c2) << 6) | char32_t(c3);
-    if (cp < 0x10000 || cp > 0x10FFFF) { ++pos; return invalid_code_point; }
-    len = 4;
-  } else {
-    ++pos;
-    return invalid_code_point;
-  }
-  pos += len;
-  return cp;
-}
-
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp <= 0x10FFFF) {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
-bool is_ascii(std::string_view s) noexcept {
-  // The common case is long plain-ASCII text: 64 bytes a step (any high bit in four blocks),
-  // then eight at a time.
-  std::size_t i = 0;
-  const auto n = s.size();
-#if defined(__SSE2__)
-  for (; i + 64 <= n; i += 64) {
-    const auto* p = reinterpret_cast<const __m128i*>(s.data() + i);
-    const __m128i any = _mm_or_si128(_mm_or_si128(_mm_loadu_si128(p), _mm_loadu_si128(p + 1)),
-                                     _mm_or_si128(_mm_loadu_si128(p + 2), _mm_loadu_si128(p + 3)));
-    if (_mm_movemask_epi8(any)) return false;
-  }
-#endif
-  for (; i + 8 <= n; i += 8)
-    if (load8(s.data() + i) & high_bits) return false;
-  for (; i < n; ++i)
-    if (static_cast<unsigned char>(s[i]) & 0x80) return false;
-  return true;
-}
-
-bool is_valid_utf8(std::string_view s) noexcept {
-  if (is_ascii(s)) return true;
-  for (std::size_t i = 0; i < s.size();)
-    if (decode_utf8(s, i) == invalid_code_point) return false;
-  return true;
-}
-
-namespace {
-
-// How many bytes an ill-formed sequence starting at `i` spans: its maximal subpart (the longest
-// prefix of a well-formed sequence), so that one U+FFFD replaces it.
-std::size_t ill_formed_span(std::string_view s, std::size_t i) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0xC2 || b0 > 0xF4) return 1;
-  const std::size_t expected = b0 >= 0xF0 ? 4 : b0 >= 0xE0 ? 3 : 2;
-  std::size_t n = 1;
-  for (; n < expected && i + n < s.size(); ++n) {
-    const auto b = static_cast<unsigned char>(s[i + n]);
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (n == 1) {
-      if (b0 == 0xE0) lo = 0xA0;
-      if (b0 == 0xED) hi = 0x9F;
-      if (b0 == 0xF0) lo = 0x90;
-      if (b0 == 0xF4) hi = 0x8F;
-    }
-    if (b < lo || b > hi) break;
-  }
-  return n;
-}
-
-}  // namespace
-
-std::string replace_invalid_utf8(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 16);
-  for (std::size_t i = 0; i < s.size();) {
-    if (const std::size_t n = utf8_sequence_length(s, i); n > 0) {
-      out.append(s.substr(i, n));
-      i += n;
-    } else {
-      out.append("\xEF\xBF\xBD");
-      i += ill_formed_span(s, i);
-    }
-  }
-  return out;
-}
 
 namespace {
 
@@ -330,16 +211,13 @@ class normal_writer {
     char* const target = target_ + w_;
     w_ += length;
     std::size_t k = 0;
-#if defined(__SSE2__)
     // Sixteen bytes a step wherever they can be read, the stretch's tail too: as below, the bytes
     // written past it are overwritten later or cut, and non-ASCII bytes stay as they are.
     for (; k < length && source + k + 16 <= raw_end_; k += 16) {
-      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source + k));
-      const __m128i upper = lanes_between(block, 'A', 'Z');
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(target + k), _mm_or_si128(block, _mm_and_si128(upper, _mm_set1_epi8(0x20))));
+      const base::block16 block = base::load16(source + k);
+      base::store16(target + k, block | (base::between16(block, 'A', 'Z') & base::splat16(0x20)));
     }
     if (k >= length) return;
-#endif
     for (; k + 8 <= length; k += 8) {
       const std::uint64_t lowered = ascii_lower(load8(source + k));
       __builtin_memcpy(target + k, &lowered, 8);
@@ -415,24 +293,18 @@ bool mostly_latin_letters(std::string_view raw) {
   // than non-ASCII characters (lead bytes). Ordinary accented prose is settled by it.
   {
     std::size_t ascii_letters = 0, leads = 0, i = 0;
-#if defined(__SSE2__)
     // Sixteen bytes a step, counted per byte lane (a lane's count is subtracted -1s) and summed
     // before a lane can overflow. Most chunks of accented prose ask this once ("à").
-    const auto lane_sum = [](__m128i counts) {
-      const __m128i sums = _mm_sad_epu8(counts, _mm_setzero_si128());
-      return static_cast<std::size_t>(_mm_cvtsi128_si64(sums)) + static_cast<std::size_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
-    };
     while (i + 16 <= n) {
-      __m128i letter_counts = _mm_setzero_si128(), lead_counts = _mm_setzero_si128();
+      base::block16 letter_counts = base::zero16(), lead_counts = base::zero16();
       for (int steps = 0; steps < 255 && i + 16 <= n; ++steps, i += 16) {
-        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw.data() + i));
-        letter_counts = _mm_sub_epi8(letter_counts, ascii_letter_bytes(b));
-        lead_counts = _mm_sub_epi8(lead_counts, lanes_between(b, 0xC0, 0xFF));
+        const base::block16 b = base::load16(raw.data() + i);
+        letter_counts = base::sub16(letter_counts, base::ascii_letter16(b));
+        lead_counts = base::sub16(lead_counts, base::between16(b, 0xC0, 0xFF));
       }
-      ascii_letters += lane_sum(letter_counts);
-      leads += lane_sum(lead_counts);
+      ascii_letters += base::sum16(letter_counts);
+      leads += base::sum16(lead_counts);
     }
-#endif
     for (; i + 8 <= n; i += 8) {
       const std::uint64_t w = load8(raw.data() + i), high = w & high_bits;
       const std::uint64_t non_ascii = (high >> 7) * 0xFF;                   // 0xFF in each non-ASCII byte
@@ -493,17 +365,15 @@ struct ascii_word_run {
 [[gnu::always_inline]] inline ascii_word_run ascii_word_from(std::string_view raw, std::size_t from) {
   std::size_t k = from;
   bool letter = false;
-#if defined(__SSE2__)
   for (; k + 16 <= raw.size(); k += 16) {
-    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(raw.data() + k));
-    const auto letters = static_cast<unsigned>(_mm_movemask_epi8(ascii_letter_bytes(block)));
-    if (const unsigned stop = ~static_cast<unsigned>(_mm_movemask_epi8(ascii_word_bytes(block))) & 0xFFFFu) {
+    const base::block16 block = base::load16(raw.data() + k);
+    const unsigned letters = base::mask16(base::ascii_letter16(block));
+    if (const unsigned stop = ~base::mask16(base::ascii_word16(block)) & 0xFFFFu) {
       const int length = std::countr_zero(stop);
       return {k + static_cast<std::size_t>(length), letter || (letters & ((1u << length) - 1))};
     }
     letter = letter || letters;
   }
-#endif
   std::uint8_t parts = 0;
   for (std::uint8_t part; k < raw.size() && (part = ascii_word_class[static_cast<unsigned char>(raw[k])]); ++k) parts |= part;
   return {k, letter || (parts & word_letter)};

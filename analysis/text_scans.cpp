@@ -9,10 +9,13 @@
 
 #include "analysis/injection.hpp"
 #include "analysis/text.hpp"
+#include "base/byte_scan.hpp"
 
 namespace warden::analysis {
 
 using injection_internal::ascii_alpha, injection_internal::ascii_digit, injection_internal::ascii_alnum;
+using base::and_not, base::ascii_letter16, base::ascii_word16, base::between16, base::block16, base::equal16, base::load16,
+    base::mask16;
 
 namespace {
 
@@ -71,25 +74,20 @@ std::size_t count_spaced_letters(std::string_view view) {
   // separator's neighbours one by one is a per-byte cost that shows in every result scan.
   auto pairs_at = [&](std::size_t base) -> std::uint64_t {
     std::uint64_t bits = 0;
-#if defined(__SSE2__)
     if (base >= 1 && base + 64 + 3 <= n) {
-      const auto load = [&](std::size_t at) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + at)); };
-      const auto letters = text::ascii_letter_bytes;
-      const auto words = text::ascii_word_bytes;
+      const auto load = [&](std::size_t at) { return load16(view.data() + at); };
       for (std::size_t k = 0; k < 64; k += 16) {
         const std::size_t at = base + k;
-        const __m128i next = load(at + 1);
-        const __m128i separators = _mm_or_si128(_mm_cmpeq_epi8(next, _mm_set1_epi8(' ')),
-                                                _mm_or_si128(_mm_cmpeq_epi8(next, _mm_set1_epi8('.')), _mm_cmpeq_epi8(next, _mm_set1_epi8('-'))));
+        const block16 next = load(at + 1);
+        const block16 separators = equal16(next, ' ') | equal16(next, '.') | equal16(next, '-');
         // A one-letter word before a separator first: rare in prose ("a", "I").
-        const __m128i single = _mm_andnot_si128(words(load(at - 1)), _mm_and_si128(letters(load(at)), separators));
-        if (_mm_movemask_epi8(single) == 0) continue;
-        const __m128i pairs = _mm_andnot_si128(words(load(at + 3)), _mm_and_si128(single, letters(load(at + 2))));
-        bits |= static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(pairs))) << k;
+        const block16 single = and_not(ascii_letter16(load(at)) & separators, ascii_word16(load(at - 1)));
+        if (mask16(single) == 0) continue;
+        const block16 pairs = and_not(single & ascii_letter16(load(at + 2)), ascii_word16(load(at + 3)));
+        bits |= static_cast<std::uint64_t>(mask16(pairs)) << k;
       }
       return bits;
     }
-#endif
     // Short texts and the ends of long ones: only where a separator follows (most bytes fail that).
     for (std::size_t k = 0; k < 64 && base + k + 2 < n; ++k)
       if ((cue_class[v[base + k + 1]] & 4) && pair(base + k)) bits |= std::uint64_t{1} << k;
@@ -120,18 +118,14 @@ std::size_t count_leet_words(std::string_view view) {
   auto word_byte = [&](std::size_t k) { return (cue_class[v[k]] & 2) || v[k] == '_'; };
   std::size_t count = 0, i = 0;
   while (i < n) {
-#if defined(__SSE2__)
     if (i + 16 <= n) {  // sixteen bytes a step: the next digit, if any
-      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + i));
-      const unsigned digits = static_cast<unsigned>(_mm_movemask_epi8(text::lanes_between(block, '0', '9')));
+      const unsigned digits = mask16(between16(load16(view.data() + i), '0', '9'));
       if (!digits) {
         i += 16;
         continue;
       }
       i += static_cast<std::size_t>(std::countr_zero(digits));
-    } else
-#endif
-        if (i + 8 <= n) {  // eight at a time where sixteen cannot be read
+    } else if (i + 8 <= n) {  // eight at a time where sixteen cannot be read
       // Digits among the ASCII bytes (non-ASCII bytes are masked out first: their low seven bits
       // could look like digits).
       const std::uint64_t w = text::load8(view.data() + i);

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/result.hpp"
-#include "config/client_configs.hpp"
+#include "base/result.hpp"
+#include "clients/client_configs.hpp"
 
 namespace warden::app {
 

@@ -15,7 +15,7 @@
 #include "app/clients.hpp"
 #include "app/command_line.hpp"
 #include "app/commands.hpp"
-#include "config/client_wrap.hpp"
+#include "clients/client_wrap.hpp"
 
 namespace warden::app {
 

@@ -29,6 +29,23 @@ std::vector<std::string> parse_options_then_command(CLI::App& cli, const std::ve
   return std::move(split->command);
 }
 
+result<bool> parse_command_into(CLI::App& cli, const std::vector<std::string>& args, std::vector<std::string>& command,
+                                const char* version) {
+  try {
+    command = parse_options_then_command(cli, args);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(cli.help().c_str(), stdout);
+    return error{""};
+  } catch (const CLI::CallForVersion& e) {
+    if (!version) return error{e.what()};
+    std::printf("mcp-warden %s\n", version);
+    return error{""};
+  } catch (const CLI::ParseError& e) {
+    return error{e.what()};
+  }
+  return true;
+}
+
 std::optional<int> parse_or_exit(CLI::App& cli, const std::vector<std::string>& args, std::string_view prefix,
                                  std::string_view suffix, std::vector<std::string>* command) {
   try {

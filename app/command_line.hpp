@@ -8,7 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "config/command_line.hpp"
+#include "base/result.hpp"
+#include "clients/command_line.hpp"
 
 namespace warden::app {
 
@@ -20,6 +21,12 @@ config::option_lookup option_lookup_of(const CLI::App& cli);
 // CLI::CallForHelp, CLI::CallForVersion); an unknown option before COMMAND or a missing value is a
 // CLI::ParseError too, with a message that says so.
 std::vector<std::string> parse_options_then_command(CLI::App& cli, const std::vector<std::string>& args);
+
+// The same for a settings parser that returns a result: COMMAND [ARGS...] goes to `command`. The
+// help (printed on stdout) and, with `version`, the version (printed too) end in an empty error,
+// which means exit 0; a parse error ends in its message.
+result<bool> parse_command_into(CLI::App& cli, const std::vector<std::string>& args, std::vector<std::string>& command,
+                                const char* version = nullptr);
 
 // The usual way to parse a subcommand's arguments: with `command`, options end at COMMAND (as
 // above) and COMMAND [ARGS...] goes to *command; without, every word is parsed. Returns nothing to

@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "transports/http_listen.hpp"
 
 namespace warden::app {

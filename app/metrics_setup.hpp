@@ -6,7 +6,7 @@
 #include <functional>
 #include <memory>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "app/listen_options.hpp"
 #include "metrics/warden_metrics.hpp"
 #include "proxy/metrics_endpoint.hpp"

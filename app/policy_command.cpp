@@ -10,10 +10,11 @@
 
 #include "app/command_line.hpp"
 #include "app/commands.hpp"
-#include "config/digest.hpp"
-#include "config/glob.hpp"
-#include "config/lockfile.hpp"
-#include "config/policy.hpp"
+#include "base/canonical_json.hpp"
+#include "base/timestamp.hpp"
+#include "policy/glob.hpp"
+#include "policy/lockfile.hpp"
+#include "policy/policy.hpp"
 #include "proxy/audit_log.hpp"
 #include "proxy/audit_signer.hpp"
 #include "proxy/enumerate.hpp"
@@ -108,7 +109,7 @@ int pins_command(const std::vector<std::string>& args) {
     entry.server_name = surface->name;
     entry.pending.clear();
     for (const auto& item : config::pin_surface(*surface)) entry.pending[config::item_key(item.kind, item.name)] = item;
-    entry.pending_seen_at = config::utc_timestamp();
+    entry.pending_seen_at = base::utc_timestamp();
     selector = identity;
   }
 
@@ -145,7 +146,7 @@ int pins_command(const std::vector<std::string>& args) {
     server.items = std::move(server.pending);
     server.pending.clear();
     server.pending_seen_at.clear();
-    server.pinned_at = config::utc_timestamp();
+    server.pinned_at = base::utc_timestamp();
     std::printf("%s: approved %zu item(s)\n", identity.c_str(), server.items.size());
   }
   if (matched == 0) {

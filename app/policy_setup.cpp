@@ -7,12 +7,12 @@
 #include <spdlog/spdlog.h>
 
 #include "app/version.hpp"
-#include "config/policy.hpp"
+#include "policy/policy.hpp"
 #include "proxy/audit_log.hpp"
 #include "proxy/audit_signer.hpp"
 #include "proxy/audit_spool.hpp"
 #include "proxy/audit_syslog.hpp"
-#include "proxy/policy_inspector.hpp"
+#include "policy/policy_inspector.hpp"
 #include "proxy/runtime_text.hpp"
 #include "transports/child_process.hpp"
 

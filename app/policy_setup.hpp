@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "analysis/surface.hpp"
 #include "proxy/inspection.hpp"
 #include "proxy/session.hpp"

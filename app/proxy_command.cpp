@@ -71,17 +71,7 @@ result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
   add_policy_options(cli, settings.policy);
   add_metrics_options(cli, settings.metrics);
 
-  try {
-    settings.server.argv = parse_options_then_command(cli, args);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(cli.help().c_str(), stdout);
-    return error{""};
-  } catch (const CLI::CallForVersion&) {
-    std::printf("mcp-warden %s\n", version);
-    return error{""};
-  } catch (const CLI::ParseError& e) {
-    return error{e.what()};
-  }
+  if (auto parsed = parse_command_into(cli, args, settings.server.argv, version); !parsed) return error{parsed.error_message()};
   if (settings.server.argv.empty() && !settings.upstream.enabled())
     return error{"no server command: use mcp-warden [options] [--] COMMAND [ARGS...] or --upstream URL"};
   if (!settings.server.argv.empty() && settings.upstream.enabled())
@@ -309,15 +299,7 @@ int run_proxy(proxy_settings settings) {
 
 int run_proxy_command(const std::vector<std::string>& args) {
   auto settings = parse_proxy_args(args);
-  if (!settings) {
-    if (settings.error_message().empty()) return 0;  // --help / --version
-    std::fprintf(stderr, "mcp-warden: %s\n", settings.error_message().c_str());
-    return 2;
-  }
-  if (auto logging = configure_logging(settings->process.log_level, settings->process.log_file); !logging) {
-    std::fprintf(stderr, "mcp-warden: %s\n", logging.error_message().c_str());
-    return 2;
-  }
+  if (const auto code = stop_before_start(settings, "mcp-warden")) return *code;
   return run_proxy(std::move(*settings));
 }
 

@@ -8,7 +8,7 @@
 
 #include "analysis/engine.hpp"
 #include "analysis/finding.hpp"
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 
 namespace warden::app {
 

@@ -23,7 +23,7 @@
 #include "proxy/http_front.hpp"
 #include "app/policy_setup.hpp"
 #include "app/server_options.hpp"
-#include "config/policy.hpp"
+#include "policy/policy.hpp"
 #include "transports/child_process.hpp"
 #include "transports/http_upstream.hpp"
 
@@ -67,14 +67,7 @@ result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
   add_policy_options(cli, settings.policy);
   add_metrics_options(cli, settings.metrics);
 
-  try {
-    settings.server.argv = parse_options_then_command(cli, args);
-  } catch (const CLI::CallForHelp&) {
-    std::fputs(cli.help().c_str(), stdout);
-    return error{""};
-  } catch (const CLI::ParseError& e) {
-    return error{e.what()};
-  }
+  if (auto parsed = parse_command_into(cli, args, settings.server.argv); !parsed) return error{parsed.error_message()};
   if (settings.server.argv.empty() == !settings.upstream.enabled())
     return error{"give the server as [--] COMMAND [ARGS...] or as --upstream URL (one of them)"};
   if (auto resolved = resolve_listen(listen, f.listen); !resolved) return error{resolved.error_message()};
@@ -216,15 +209,7 @@ int run_serve(serve_settings settings) {
 
 int run_serve_command(const std::vector<std::string>& args) {
   auto settings = parse_serve_args(args);
-  if (!settings) {
-    if (settings.error_message().empty()) return 0;
-    std::fprintf(stderr, "mcp-warden serve: %s\n", settings.error_message().c_str());
-    return 2;
-  }
-  if (auto logging = configure_logging(settings->process.log_level, settings->process.log_file); !logging) {
-    std::fprintf(stderr, "mcp-warden: %s\n", logging.error_message().c_str());
-    return 2;
-  }
+  if (const auto code = stop_before_start(settings, "mcp-warden serve")) return *code;
   return run_serve(std::move(*settings));
 }
 

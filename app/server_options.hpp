@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "proxy/session.hpp"
 #include "transports/child_process.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "transports/http_upstream.hpp"
 
 namespace warden::app {

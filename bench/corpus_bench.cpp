@@ -407,15 +407,8 @@ server_surface generated_surface(std::size_t n) {
   return s;
 }
 
-std::string ordinary_text(std::size_t bytes) {
-  static const char* sentences[] = {
-      "The quarterly report shows revenue growth of twelve percent across all regions. ",
-      "Customers in the northern market responded well to the new pricing tiers, according to the survey. ",
-      "Build 4521 passed all 318 tests in 42 seconds on the main branch.\n",
-      "{\"id\": 1842, \"status\": \"open\", \"title\": \"Fix pagination in the list view\", \"labels\": [\"bug\", \"ui\"]}\n",
-      "Meeting notes: discussed the migration timeline, the staging database and the new on-call rotation. ",
-      "The function returns an array of objects sorted by creation date, newest first. ",
-  };
+// At least `bytes` of the six sentences, in an order that does not repeat every six.
+std::string repeat_sentences(const char* const (&sentences)[6], std::size_t bytes) {
   std::string out;
   out.reserve(bytes + 200);
   std::size_t i = 0;
@@ -423,9 +416,21 @@ std::string ordinary_text(std::size_t bytes) {
   return out;
 }
 
+std::string ordinary_text(std::size_t bytes) {
+  static const char* const sentences[] = {
+      "The quarterly report shows revenue growth of twelve percent across all regions. ",
+      "Customers in the northern market responded well to the new pricing tiers, according to the survey. ",
+      "Build 4521 passed all 318 tests in 42 seconds on the main branch.\n",
+      "{\"id\": 1842, \"status\": \"open\", \"title\": \"Fix pagination in the list view\", \"labels\": [\"bug\", \"ui\"]}\n",
+      "Meeting notes: discussed the migration timeline, the staging database and the new on-call rotation. ",
+      "The function returns an array of objects sorted by creation date, newest first. ",
+  };
+  return repeat_sentences(sentences, bytes);
+}
+
 // Ordinary non-ASCII prose: German and French with accents, typographic quotes and dashes.
 std::string accented_text(std::size_t bytes) {
-  static const char* sentences[] = {
+  static const char* const sentences[] = {
       "Der Quartalsbericht zeigt ein Umsatzwachstum von zwölf Prozent in allen Regionen; die Kunden im Süden waren zufrieden. ",
       "Les clients du marché français ont bien réagi aux nouveaux tarifs, d’après l’enquête menée en décembre. ",
       "Die Besprechung über die Migration – Zeitplan, Datenbank und Rufbereitschaft – endete früh.\n",
@@ -433,11 +438,7 @@ std::string accented_text(std::size_t bytes) {
       "Größere Änderungen an der Straßenführung wurden für März geplant, außerdem neue Übersichten.\n",
       "La fonction renvoie un tableau d’objets triés par date de création, du plus récent au plus ancien. ",
   };
-  std::string out;
-  out.reserve(bytes + 200);
-  std::size_t i = 0;
-  while (out.size() < bytes) out += sentences[(i++ * 7) % 6];
-  return out;
+  return repeat_sentences(sentences, bytes);
 }
 
 // Median throughput of scan_text over text, in MB/s (10^6 bytes per second), on `threads` threads

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "config/policy.hpp"
+#include "policy/policy.hpp"
 #include "proxy/audit_log.hpp"
 #include "protocol/jsonrpc.hpp"
-#include "proxy/policy_inspector.hpp"
+#include "policy/policy_inspector.hpp"
 #include "proxy/runtime_text.hpp"
 
 using namespace warden;

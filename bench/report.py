@@ -92,6 +92,22 @@ def svg_bars(path, title, unit, bars, note=""):
         f.write("\n".join(out) + "\n")
 
 
+def relay_cost_cells(g, name, key):
+    """The last two cells of a row: the relay's CPU per call and its RSS ('–' for the direct path)."""
+    cpu = g(name, "child_cpu_us_per_call") if key != "direct" else None
+    return (f"{fmt(cpu, 2) if cpu is not None else '–'} | "
+            f"{fmt(g(name, 'child_rss_kb')) if key != 'direct' else '–'} |")
+
+
+def add_plot(lines, plot_dir, rel, file, title, unit, bars, alt):
+    """Draws the bars (when there are any) and links the picture from the document."""
+    if not bars:
+        return
+    svg_bars(os.path.join(plot_dir, file), title, unit, bars)
+    lines.append(f"![{alt}]({rel}/{file})")
+    lines.append("")
+
+
 def generate(cases, machine, plot_dir, doc_dir):
     g = lambda name, key: cases.get(name, {}).get(key)
     lines = []
@@ -122,19 +138,14 @@ def generate(cases, machine, plot_dir, doc_dir):
         added = g(name, "p50_us") - direct_p50 if key != "direct" else None
         if added is not None:
             bars.append((LABELS[key], added))
-        cpu = g(name, "child_cpu_us_per_call") if key != "direct" else None
         lines.append(f"| {LABELS[key]} | {fmt(g(name, 'calls_per_s'))} | {fmt(g(name, 'p50_us'), 1)} | "
                      f"{fmt(g(name, 'p90_us'), 1)} | {fmt(g(name, 'p99_us'), 1)} | {fmt(g(name, 'max_us'))} | "
                      f"{fmt(added, 1) if added is not None else '–'} | "
                      f"{ratio(added, relay_added) if added is not None and key != 'c_relay' else '–'} | "
-                     f"{fmt(cpu, 2) if cpu is not None else '–'} | "
-                     f"{fmt(g(name, 'child_rss_kb')) if key != 'direct' else '–'} |")
+                     + relay_cost_cells(g, name, key))
     lines.append("")
-    if bars:
-        svg_bars(os.path.join(plot_dir, "added-latency.svg"), "Added p50 latency per call (sequential)",
-                 "microseconds, lower is better", bars)
-        lines.append(f"![added latency]({rel}/added-latency.svg)")
-        lines.append("")
+    add_plot(lines, plot_dir, rel, "added-latency.svg", "Added p50 latency per call (sequential)",
+             "microseconds, lower is better", bars, "added latency")
 
     # --- pipelined
     lines.append("### Small echo calls, pipelined (window 64): throughput")
@@ -150,17 +161,12 @@ def generate(cases, machine, plot_dir, doc_dir):
             continue
         cps = g(name, "calls_per_s")
         bars.append((LABELS[key], cps / 1000.0))
-        cpu = g(name, "child_cpu_us_per_call") if key != "direct" else None
         lines.append(f"| {LABELS[key]} | {fmt(cps)} | {ratio(cps, tp_direct)} | {ratio(cps, tp_relay)} | "
                      f"{fmt(g(name, 'p50_us'), 1)} | {fmt(g(name, 'p99_us'), 1)} | "
-                     f"{fmt(cpu, 2) if cpu is not None else '–'} | "
-                     f"{fmt(g(name, 'child_rss_kb')) if key != 'direct' else '–'} |")
+                     + relay_cost_cells(g, name, key))
     lines.append("")
-    if bars:
-        svg_bars(os.path.join(plot_dir, "throughput.svg"), "Pipelined echo calls (window 64)",
-                 "thousand calls per second, higher is better", bars)
-        lines.append(f"![throughput]({rel}/throughput.svg)")
-        lines.append("")
+    add_plot(lines, plot_dir, rel, "throughput.svg", "Pipelined echo calls (window 64)",
+             "thousand calls per second, higher is better", bars, "throughput")
 
     # --- server-everything
     if "everything.latency.direct" in cases:

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "analysis/text.hpp"
+#include "base/utf8.hpp"
 
 namespace warden::metrics {
 
@@ -65,9 +65,9 @@ std::string label_value(std::string_view raw) {
   out.reserve(std::min(raw.size(), family_base::max_label_bytes));
   for (std::size_t pos = 0; pos < raw.size();) {
     const std::size_t start = pos;
-    const char32_t code_point = analysis::text::decode_utf8(raw, pos);
+    const char32_t code_point = base::decode_utf8(raw, pos);
     const std::size_t before = out.size();
-    if (code_point == analysis::text::invalid_code_point) analysis::text::append_utf8(out, 0xFFFD);
+    if (code_point == base::invalid_code_point) base::append_utf8(out, 0xFFFD);
     else out.append(raw.substr(start, pos - start));
     if (out.size() > family_base::max_label_bytes) {
       out.resize(before);

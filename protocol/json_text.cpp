@@ -3,12 +3,10 @@
 // answers are always nlohmann's: whatever the fast paths are unsure of goes to nlohmann.
 #include "protocol/jsonrpc.hpp"
 
-#include "analysis/text.hpp"
+#include "base/byte_scan.hpp"
+#include "base/utf8.hpp"
 
 #include <bit>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -146,14 +144,14 @@ class document_builder {
       if (!hex4(low) || low < 0xDC00 || low > 0xDFFF) return false;
       code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
     }
-    analysis::text::append_utf8(out, static_cast<char32_t>(code));
+    base::append_utf8(out, static_cast<char32_t>(code));
     return true;
   }
 
   bool hex4(std::uint32_t& code) {
     if (at_ + 4 > s_.size()) return false;
     for (int i = 0; i < 4; ++i) {
-      const int digit = analysis::text::hex_digit(s_[at_++]);
+      const int digit = base::hex_digit(s_[at_++]);
       if (digit < 0) return false;
       code = (code << 4) | static_cast<std::uint32_t>(digit);
     }
@@ -302,14 +300,12 @@ namespace {
 
 // One past the closing quote of the string token at `at` (the end of `s` when it has none).
 std::size_t string_end(std::string_view s, std::size_t at) {
-  // Only '"' and '\\' matter here: sixteen bytes a step with SSE2, whatever the text (keys, values,
+  // Only '"' and '\\' matter here: sixteen bytes a step (base/byte_scan.hpp), whatever the text (keys, values,
   // non-ASCII prose); an escape's next byte is skipped whole, so \" does not end the string.
   std::size_t i = at + 1;
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
   while (i + 16 <= s.size()) {
-    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
-    const auto special = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash))));
+    const base::block16 block = base::load16(s.data() + i);
+    const unsigned special = base::mask16(base::equal16(block, '"') | base::equal16(block, '\\'));
     if (special == 0) {
       i += 16;
       continue;
@@ -318,7 +314,6 @@ std::size_t string_end(std::string_view s, std::size_t at) {
     if (s[i] == '"') return i + 1;
     i += 2;
   }
-#endif
   while (i < s.size()) {
     if (s[i] == '"') return i + 1;
     i += s[i] == '\\' ? 2 : 1;

@@ -1,6 +1,7 @@
 #include "protocol/jsonrpc.hpp"
 
-#include "analysis/text.hpp"
+#include "base/byte_scan.hpp"
+#include "base/utf8.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -45,7 +46,7 @@ std::string log_excerpt(std::string_view bytes, std::size_t max_bytes) {
   const std::size_t end = std::min(bytes.size(), max_bytes);
   for (std::size_t i = 0; i < end;) {
     const auto b = static_cast<std::uint8_t>(bytes[i]);
-    const std::size_t n = analysis::text::utf8_sequence_length(bytes, i);
+    const std::size_t n = base::utf8_sequence_length(bytes, i);
     // C1 controls are U+0080..U+009F: 0xC2 0x80..0x9F in UTF-8.
     const bool c1 = n == 2 && b == 0xC2 && static_cast<std::uint8_t>(bytes[i + 1]) < 0xA0;
     if (n == 0 || b < 0x20 || b == 0x7F || c1) {
@@ -82,7 +83,7 @@ std::string id_key(const json& id) {
   if (id.is_number_integer()) return std::to_string(id.get<std::int64_t>());
   if (id.is_string()) {
     const auto& text = id.get_ref<const std::string&>();
-    if (analysis::text::json_plain_prefix(text) == text.size()) {  // written as it is
+    if (base::json_plain_prefix(text) == text.size()) {  // written as it is
       std::string key;
       key.reserve(text.size() + 2);
       key += '"';
@@ -290,7 +291,7 @@ class envelope_scanner {
     if (pos_ + 4 >= s_.size()) return -1;
     long value = 0;
     for (std::size_t k = 1; k <= 4; ++k) {
-      const int h = analysis::text::hex_digit(s_[pos_ + k]);
+      const int h = base::hex_digit(s_[pos_ + k]);
       if (h < 0) return -1;
       value = value * 16 + h;
     }
@@ -303,7 +304,7 @@ class envelope_scanner {
     const auto* data = reinterpret_cast<const unsigned char*>(s_.data());
     for (;;) {
       // Plain ASCII runs are the bulk of every message: skipped eight bytes at a time.
-      pos_ += analysis::text::json_plain_prefix(s_.substr(pos_));
+      pos_ += base::json_plain_prefix(s_.substr(pos_));
       if (at_end()) return false;
       const unsigned char c = data[pos_];
       if (c == '"') {
@@ -312,7 +313,7 @@ class envelope_scanner {
       }
       if (c < 0x20) return false;
       if (c >= 0x80) {
-        const std::size_t n = analysis::text::utf8_sequence_length(s_, pos_);
+        const std::size_t n = base::utf8_sequence_length(s_, pos_);
         if (n == 0) return false;
         pos_ += n;
         continue;
@@ -421,9 +422,9 @@ parse_outcome parse_message(std::string_view bytes, const parse_limits& limits) 
     return outcome;
   }
   std::string repaired;
-  const bool valid_utf8 = analysis::text::is_valid_utf8(bytes);
+  const bool valid_utf8 = base::is_valid_utf8(bytes);
   if (!valid_utf8) {
-    repaired = analysis::text::replace_invalid_utf8(bytes);
+    repaired = base::replace_invalid_utf8(bytes);
     bytes = repaired;
   }
   json doc;

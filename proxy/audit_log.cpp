@@ -19,9 +19,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "analysis/text.hpp"
-#include "config/digest.hpp"
-#include "config/lockfile.hpp"
+#include "base/byte_scan.hpp"
+#include "base/canonical_json.hpp"
+#include "base/timestamp.hpp"
 #include "metrics/warden_metrics.hpp"
 #include "proxy/audit_signer.hpp"
 #include "proxy/runtime_text.hpp"
@@ -43,7 +43,7 @@ void append_record(std::string& out, audit_record& event, std::uint64_t seq, con
   event.text("prev", prev, false);
   const std::size_t start = out.size();
   event.append_canonical_text(out);
-  hash = config::sha256_hex(std::string_view(out).substr(start));
+  hash = base::sha256_hex(std::string_view(out).substr(start));
   out.pop_back();
   out += hash_prefix;
   out += hash;
@@ -147,7 +147,7 @@ class verbatim_check {
 
   bool string(std::size_t& at, std::string_view& out) const {
     const std::size_t begin = at + 1;
-    const std::size_t end = begin + analysis::text::json_plain_prefix(text_.substr(std::min(begin, text_.size())));
+    const std::size_t end = begin + base::json_plain_prefix(text_.substr(std::min(begin, text_.size())));
     if (at_or_nul(end) != '"') return false;
     out = text_.substr(begin, end - begin);
     at = end + 1;
@@ -234,7 +234,7 @@ record_check check_record(std::string_view line) {
   }
   std::string body(line.substr(0, line.size() - hash_suffix_size));
   body += '}';
-  if (config::sha256_hex(body) != out.hash) {
+  if (base::sha256_hex(body) != out.hash) {
     out.problem = "record content does not match its hash (the record was edited)";
     return out;
   }
@@ -369,19 +369,19 @@ void audit_record::append_canonical_text(std::string& out) const {
       out.append(head, n);
     } else {
       if (!first) out += ',';
-      config::append_json_string(out, name);
+      base::append_json_string(out, name);
       out += ':';
     }
     first = false;
     std::visit(
         [&out](const auto& v) {
           using type = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<type, std::string>) config::append_json_string(out, v);
+          if constexpr (std::is_same_v<type, std::string>) base::append_json_string(out, v);
           else if constexpr (std::is_same_v<type, bool>) out += v ? "true" : "false";
-          else if constexpr (std::is_same_v<type, json>) config::append_canonical_json(out, v);
+          else if constexpr (std::is_same_v<type, json>) base::append_canonical_json(out, v);
           else if constexpr (std::is_same_v<type, verbatim>) {
             if (v.canonical) out += v.text;
-            else config::append_canonical_json(out, json::parse(v.text));  // not through redact_and_cap
+            else base::append_canonical_json(out, json::parse(v.text));  // not through redact_and_cap
           }
           else {  // a number
             char digits[24];
@@ -456,7 +456,7 @@ bool audit_log::refresh_tail() {
     if (::ftruncate(fd_, static_cast<off_t>(end)) == 0) {
       torn_event = audit_record::from_json({{"event", "torn_tail_discarded"},
                                             {"bytes", torn.size()},
-                                            {"sha256", config::sha256_hex(torn)},
+                                            {"sha256", base::sha256_hex(torn)},
                                             {"note", "an incomplete last line (a writer stopped mid-write) was removed before appending"}},
                                            false);
     }
@@ -473,12 +473,12 @@ bool audit_log::refresh_tail() {
       seq_ = last.body["seq"].get<std::uint64_t>();
       last_hash_ = last.hash;
     } else {
-      last_hash_ = config::sha256_hex(line);  // keep chaining; verify will point at the bad line
+      last_hash_ = base::sha256_hex(line);  // keep chaining; verify will point at the bad line
     }
   }
   expected_size_ = end;
   if (torn_event) {
-    torn_event->text("ts", config::utc_timestamp(), false);
+    torn_event->text("ts", base::utc_timestamp(), false);
     append_own(std::move(*torn_event));
   }
   return true;
@@ -543,7 +543,7 @@ void audit_log::rotate_if_needed() {
   ::flock(old_fd, LOCK_UN);
   ::close(old_fd);
   expected_size_ = 0;  // a fresh file: the chain continues from last_hash_
-  append_own(audit_record::from_json({{"event", "log_rotated"}, {"previous_file", base + ".1"}, {"ts", config::utc_timestamp()}}, false));
+  append_own(audit_record::from_json({{"event", "log_rotated"}, {"previous_file", base + ".1"}, {"ts", base::utc_timestamp()}}, false));
 }
 
 void audit_log::record(json event) { record(audit_record::from_json(std::move(event))); }
@@ -644,7 +644,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
       item.event = audit_record{};
       item.event.text("event", name.empty() ? "unknown" : name, false).flag("redaction_failed", true);
     }
-    item.event.text("ts", config::utc_timestamp(item.when), false);
+    item.event.text("ts", base::utc_timestamp(item.when), false);
   }
   file_lock lock(fd_);
   if (!refresh_tail()) {
@@ -733,7 +733,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
   if (dropped > 0) {
     auto note = audit_record::from_json({{"event", "records_dropped"},
                                          {"count", dropped},
-                                         {"ts", config::utc_timestamp()},
+                                         {"ts", base::utc_timestamp()},
                                          {"reason", "the audit queue was full or a write failed; these events were not recorded"}},
                                         false);
     append(note);

@@ -38,7 +38,7 @@
 #include <variant>
 #include <vector>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 
 namespace warden::metrics {
 struct warden_metrics;

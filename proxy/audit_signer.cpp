@@ -13,8 +13,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "config/digest.hpp"
-#include "config/lockfile.hpp"
+#include "base/canonical_json.hpp"
+#include "base/timestamp.hpp"
 #include "proxy/audit_log.hpp"
 
 namespace warden::proxy {
@@ -92,7 +92,7 @@ std::string key_id_of(const EVP_PKEY* key) {
   unsigned char raw[32];
   std::size_t length = sizeof raw;
   if (EVP_PKEY_get_raw_public_key(key, raw, &length) != 1) return {};
-  return config::sha256_hex(std::string_view(reinterpret_cast<const char*>(raw), length)).substr(0, 16);
+  return base::sha256_hex(std::string_view(reinterpret_cast<const char*>(raw), length)).substr(0, 16);
 }
 
 // The key from PEM text, or why not; `what` names it in messages. OpenSSL's error queue is
@@ -194,8 +194,8 @@ result<audit_record> checkpoint_signer::checkpoint(std::uint64_t seq, const std:
       .text("key_id", key_id_, false)
       .count("signed_seq", seq)
       .text("signed_hash", head_hash, false)
-      .text("signature", config::base64(std::string_view(reinterpret_cast<const char*>(signature), length)), false)
-      .text("ts", config::utc_timestamp(), false);
+      .text("signature", base::base64(std::string_view(reinterpret_cast<const char*>(signature), length)), false)
+      .text("ts", base::utc_timestamp(), false);
   return record;
 }
 
@@ -236,7 +236,7 @@ std::string checkpoint_verifier::check(const json& body) const {
     return "signed by key " + text("key_id") + ", not by the given key" + (keys_.size() == 1 ? " " : "s ") + key_ids() + " (wrong key?)";
   // First whether the checkpoint is authentic, then whether the chain still leads to what it signed.
   const auto seq = signed_seq->get<std::uint64_t>();
-  const auto signature = config::base64_decode(text("signature"));
+  const auto signature = base::base64_decode(text("signature"));
   const std::string message = checkpoint_message(seq, text("signed_hash"));
   std::unique_ptr<EVP_MD_CTX, md_ctx_free> ctx(EVP_MD_CTX_new());
   const bool verified = signature && signature->size() == signature_size && ctx &&

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 
 struct evp_pkey_st;  // OpenSSL's EVP_PKEY, kept out of this header
 

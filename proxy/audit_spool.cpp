@@ -14,8 +14,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "config/digest.hpp"
-#include "config/lockfile.hpp"
+#include "base/canonical_json.hpp"
+#include "base/timestamp.hpp"
 
 namespace warden::proxy {
 
@@ -100,7 +100,7 @@ std::uint64_t first_line_id(int fd) {
   if (::fstat(fd, &info) != 0) return 0;
   const std::string first = read_lines(fd, 0, static_cast<std::uint64_t>(info.st_size), 4096);
   if (first.empty()) return 0;
-  const std::string digest = config::sha256_hex(std::string_view(first).substr(0, first.find('\n')));
+  const std::string digest = base::sha256_hex(std::string_view(first).substr(0, first.find('\n')));
   return std::stoull(digest.substr(0, 15), nullptr, 16) + 1;
 }
 
@@ -391,7 +391,7 @@ std::optional<audit_record> audit_spool::gap_record(bool closing, std::uint64_t 
       .count("last_seq", last_seq)
       .text("reason", gap_reason(gap_.reason), false)
       .text("spool", options_.dir, false)
-      .text("ts", config::utc_timestamp(), false);
+      .text("ts", base::utc_timestamp(), false);
   if (gap_.first_seq) record.count("first_seq", gap_.first_seq).count("records", last_seq - gap_.first_seq + 1);
   else record.count("records", gap_.dropped);
   return record;

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "proxy/audit_log.hpp"
 
 namespace warden::proxy {

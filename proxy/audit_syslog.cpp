@@ -25,7 +25,7 @@
 #include <random>
 #include <thread>
 
-#include "config/lockfile.hpp"
+#include "base/timestamp.hpp"
 #include "proxy/audit_spool.hpp"
 #include "transports/beast_stream.hpp"
 #include "transports/http_request.hpp"
@@ -272,7 +272,7 @@ class syslog_shipper::impl {
         continue;
       }
       frames.clear();
-      const std::size_t records = append_syslog_frames(frames, syslog_header(options_.identity, config::utc_timestamp()), chunk.lines);
+      const std::size_t records = append_syslog_frames(frames, syslog_header(options_.identity, base::utc_timestamp()), chunk.lines);
       // The guard acts only on the write it was set for, while that write is under way.
       const std::uint64_t write = ++writes_;
       writing_ = true;

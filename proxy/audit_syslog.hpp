@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 
 namespace warden::proxy {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "analysis/surface.hpp"
 #include "transports/http_upstream.hpp"
 

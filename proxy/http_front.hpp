@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "proxy/session.hpp"
 #include "transports/http_listen.hpp"
 #include "transports/server_link.hpp"

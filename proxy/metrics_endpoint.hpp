@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "transports/http_listen.hpp"
 
 namespace warden::metrics {

@@ -1,14 +1,12 @@
 #include "proxy/runtime_text.hpp"
 
 #include "analysis/secrets.hpp"
-#include "analysis/text.hpp"
+#include "base/byte_scan.hpp"
+#include "base/invisible.hpp"
+#include "base/utf8.hpp"
 
 #include <re2/re2.h>
 #include <re2/set.h>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include <algorithm>
 #include <array>
@@ -24,27 +22,13 @@ using nlohmann::json;
 
 namespace {
 
-// A few bytes to look for (up to 32).
-struct byte_set {
-  std::array<char, 32> bytes{};
-  std::size_t size = 0;
-};
+using base::block16, base::byte_set;
 
-#if defined(__SSE2__)
 // Bit k set: byte k of the block is one of the set's.
-unsigned bytes_in(__m128i block, const byte_set& set) {
-  __m128i any = _mm_setzero_si128();
-  for (std::size_t k = 0; k < set.size; ++k) any = _mm_or_si128(any, _mm_cmpeq_epi8(block, _mm_set1_epi8(set.bytes[k])));
-  return static_cast<unsigned>(_mm_movemask_epi8(any));
-}
+unsigned bytes_in(block16 block, const byte_set& set) { return base::mask16(base::any_of16(block, set)); }
 
-// Bit k set: byte k of the block is in [first, last] (ASCII bounds).
-unsigned bytes_between(__m128i block, char first, char last) {
-  const __m128i above = _mm_cmpgt_epi8(block, _mm_set1_epi8(static_cast<char>(first - 1)));
-  const __m128i below = _mm_cmplt_epi8(block, _mm_set1_epi8(static_cast<char>(last + 1)));
-  return static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(above, below)));
-}
-#endif
+// Bit k set: byte k of the block is in [first, last].
+unsigned bytes_between(block16 block, unsigned char first, unsigned char last) { return base::mask16(base::between16(block, first, last)); }
 
 // The shared catalogue (analysis/secrets.hpp); may_hold_secret() below looks for its prefixes.
 constexpr const auto& patterns = analysis::secret_shapes;
@@ -112,14 +96,12 @@ double entropy_bits(std::string_view s) {
 bool looks_random(std::string_view s) {
   bool digit = false, upper = false, lower = false;
   std::size_t i = 0;
-#if defined(__SSE2__)
   for (; i + 16 <= s.size(); i += 16) {
-    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    const block16 block = base::load16(s.data() + i);
     digit = digit || bytes_between(block, '0', '9');
     upper = upper || bytes_between(block, 'A', 'Z');
     lower = lower || bytes_between(block, 'a', 'z');
   }
-#endif
   for (char c : s.substr(i)) {
     digit = digit || (c >= '0' && c <= '9');
     upper = upper || (c >= 'A' && c <= 'Z');
@@ -167,10 +149,9 @@ constexpr byte_set issuer_first_bytes = issuer_bytes_at(0), issuer_second_bytes 
 // prefix's first byte is followed by one of their second bytes is the position compared.
 bool has_issuer_prefix(std::string_view text) {
   std::size_t i = 0;
-#if defined(__SSE2__)
   const auto block_has_prefix = [&](std::size_t at) {
-    unsigned candidates = bytes_in(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + at)), issuer_first_bytes) &
-                          bytes_in(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + at + 1)), issuer_second_bytes);
+    unsigned candidates = bytes_in(base::load16(text.data() + at), issuer_first_bytes) &
+                          bytes_in(base::load16(text.data() + at + 1), issuer_second_bytes);
     for (; candidates != 0; candidates &= candidates - 1)
       if (issuer_prefix_at(text, at + static_cast<std::size_t>(std::countr_zero(candidates)))) return true;
     return false;
@@ -179,7 +160,6 @@ bool has_issuer_prefix(std::string_view text) {
     if (block_has_prefix(i)) return true;
   // The last positions as one more block, overlapping the one before (most strings are short).
   if (i > 0 && i + 1 < text.size()) return block_has_prefix(text.size() - 17);
-#endif
   for (; i + 1 < text.size(); ++i) {
     const unsigned pair = static_cast<unsigned char>(text[i]) << 8 | static_cast<unsigned char>(text[i + 1]);
     if ((issuer_pairs[pair >> 6] >> (pair & 63) & 1) && issuer_prefix_at(text, i)) return true;
@@ -201,15 +181,13 @@ constexpr std::array<unsigned char, 256> secret_byte_classes = [] {
   return t;
 }();
 
-#if defined(__SSE2__)
 constexpr byte_set base64_punctuation{{'+', '/', '=', '_', '-'}, 5}, assignment_marks{{':', '='}, 2};
 
 // Bit k set: byte k of the block is one of [A-Za-z0-9+/_=-].
-std::uint16_t base64_bytes(__m128i block) {
+std::uint16_t base64_bytes(block16 block) {
   return static_cast<std::uint16_t>(bytes_between(block, 'A', 'Z') | bytes_between(block, 'a', 'z') |
                                     bytes_between(block, '0', '9') | bytes_in(block, base64_punctuation));
 }
-#endif
 
 // Whether an ASCII text names a credential the way credential-assignment's keywords do: each of
 // them contains "pass", "pwd", "secret", "key" or "token", in any case.
@@ -248,14 +226,13 @@ secret_candidates scan_candidates(std::string_view text, bool generic, bool firs
   std::size_t base64_run = 0;
   unsigned seen = 0;
   std::size_t i = 0;
-#if defined(__SSE2__)
   // Sixteen bytes a step; a run of 32 spans at least two blocks, so only runs that cross a block's
   // edge are counted: the block's leading base64 bytes extend the run, its trailing ones start the next.
   for (; i + 16 <= text.size(); i += 16) {
-    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    const block16 block = base::load16(text.data() + i);
     const std::uint16_t base64 = base64_bytes(block);
     if (bytes_in(block, assignment_marks)) seen |= assignment_byte;
-    if (_mm_movemask_epi8(block)) seen |= non_ascii_byte;
+    if (base::non_ascii16(block)) seen |= non_ascii_byte;
     base64_run = base64 == 0xFFFF ? base64_run + 16 : base64_run + static_cast<std::size_t>(std::countr_one(base64));
     if (base64_run >= 32) {
       found.long_run = true;
@@ -263,7 +240,6 @@ secret_candidates scan_candidates(std::string_view text, bool generic, bool firs
     }
     if (base64 != 0xFFFF) base64_run = static_cast<std::size_t>(std::countl_one(base64));
   }
-#endif
   for (char c : text.substr(i)) {
     const unsigned char classes = secret_byte_classes[static_cast<unsigned char>(c)];
     seen |= classes;
@@ -290,14 +266,12 @@ void add_random_runs(std::string_view text, std::vector<secret_hit>& hits) {
     start = end + 1;
   };
   std::size_t i = 0;
-#if defined(__SSE2__)
   // Sixteen bytes a step: a block inside a run is passed over whole.
   for (; i + 16 <= text.size() && hits.size() < 1000; i += 16) {
-    const std::uint16_t base64 = base64_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i)));
+    const std::uint16_t base64 = base64_bytes(base::load16(text.data() + i));
     for (unsigned others = static_cast<std::uint16_t>(~base64); others != 0 && hits.size() < 1000; others &= others - 1)
       run_ends_at(i + static_cast<std::size_t>(std::countr_zero(others)));
   }
-#endif
   for (; i <= text.size() && hits.size() < 1000; ++i)
     if (i == text.size() || !(secret_byte_classes[static_cast<unsigned char>(text[i])] & base64_byte)) run_ends_at(i);
 }
@@ -418,47 +392,12 @@ namespace {
 
 // One code point at `pos` (advancing it); U+FFFD and one byte for anything ill-formed.
 char32_t next_code_point(std::string_view s, std::size_t& pos, bool& invalid) {
-  const auto b0 = static_cast<unsigned char>(s[pos]);
-  invalid = false;
-  if (b0 < 0x80) {
-    ++pos;
-    return b0;
-  }
-  int length = b0 >= 0xF0 && b0 <= 0xF4 ? 4 : b0 >= 0xE0 ? 3 : b0 >= 0xC2 && b0 < 0xE0 ? 2 : 0;
-  if (length == 0 || pos + static_cast<std::size_t>(length) > s.size()) {
-    ++pos;
-    invalid = true;
-    return 0xFFFD;
-  }
-  char32_t cp = b0 & (0x7F >> length);
-  for (int k = 1; k < length; ++k) {
-    const auto b = static_cast<unsigned char>(s[pos + static_cast<std::size_t>(k)]);
-    if ((b & 0xC0) != 0x80) {
-      ++pos;
-      invalid = true;
-      return 0xFFFD;
-    }
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  const bool overlong = (length == 3 && cp < 0x800) || (length == 4 && cp < 0x10000);
-  if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    ++pos;
-    invalid = true;
-    return 0xFFFD;
-  }
-  pos += static_cast<std::size_t>(length);
-  return cp;
+  const char32_t cp = base::decode_utf8(s, pos);
+  invalid = cp == base::invalid_code_point;
+  return invalid ? 0xFFFD : cp;
 }
 
-
-bool is_variation_selector(char32_t cp) { return (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF); }
-
-bool is_invisible(char32_t cp) {
-  return (cp >= 0xE0000 && cp <= 0xE007F) ||                      // tag characters
-         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||  // bidi embeddings/isolates
-         cp == 0x200B || (cp >= 0x2060 && cp <= 0x2064) || cp == 0x180E || cp == 0xFEFF ||
-         cp == 0x115F || cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0 || (cp >= 0xFFF9 && cp <= 0xFFFB);
-}
+using base::is_invisible, base::is_variation_selector;  // base/invisible.hpp: the one table
 
 }  // namespace
 
@@ -492,7 +431,7 @@ sanitized sanitize_text(std::string_view text) {
     const std::size_t start = pos;
     const char32_t cp = next_code_point(text, pos, invalid);
     if (invalid) {
-      analysis::text::append_utf8(out.text, 0xFFFD);
+      base::append_utf8(out.text, 0xFFFD);
       continue;
     }
     if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) {

@@ -2,20 +2,24 @@
 # The test command. Installs what is missing, then:
 #   1. builds with warnings as errors and runs every test through ctest (unit, end-to-end against
 #      real MCP peers, corpus, bench smoke);
-#   2. rebuilds with ASan+UBSan and runs the suite again;
-#   3. rebuilds the concurrent parts with TSan and runs their tests (the relay, the audit writer,
+#   2. rebuilds the libraries that scan bytes with the scalar fallback of base/byte_scan.hpp
+#      (-DWARDEN_PORTABLE=ON, what a CPU without SSE2 gets) and runs their unit tests;
+#   3. rebuilds with ASan+UBSan and runs the suite again;
+#   4. rebuilds the concurrent parts with TSan and runs their tests (the relay, the audit writer,
 #      the syslog shipper, the session and policy inspector in-process, the parallel scan);
-#   4. runs every libFuzzer target for a bounded time.
+#   5. runs every libFuzzer target for a bounded time.
 # Between the build and ctest of the main stage, the real-server precision set (about 250 npm MCP
 # servers, scripts/real-servers.sh) is enumerated live into its cache, bounded in time and reused
 # when its entries have not changed; the detection gate then requires it. WARDEN_REAL_SERVERS=0
 # skips that (the gate then measures the other sets only and says so).
-# WARDEN_STAGES selects stages (default "main asan tsan fuzz"); extra arguments go to ctest.
+# WARDEN_STAGES selects stages (default "main portable asan tsan fuzz"); extra arguments go to ctest.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/bootstrap.sh || exit 1
 
-stages=${WARDEN_STAGES:-main asan tsan fuzz}
+stages=${WARDEN_STAGES:-main portable asan tsan fuzz}
+# The unit tests of the libraries that scan bytes (no Asio): the portable stage builds and runs these.
+portable_tests="base_tests analysis_tests proxy_tests envelope_tests audit_tests policy_tests"
 passed=0 failed=0 broken=()
 
 # Runs ctest in a build dir and adds its counts to the totals.
@@ -59,16 +63,18 @@ for stage in $stages; do
   echo "=== stage: $stage"
   case $stage in
     main) build build -DWARDEN_WERROR=ON && real_servers && run_ctest build "$@" ;;
+    portable) WARDEN_TARGETS="$portable_tests" build build-portable -DWARDEN_WERROR=ON -DWARDEN_PORTABLE=ON -DWARDEN_BENCH=OFF && \
+                run_ctest build-portable -R "^(${portable_tests// /|})\$" "$@" ;;
     asan) build build-asan -DWARDEN_WERROR=ON -DWARDEN_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug \
             -DWARDEN_BENCH=OFF && WARDEN_SANITIZED=asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_ctest build-asan -E 'bench|corpus|e2e_real_servers|detection_gate' "$@" ;;
     # The concurrent parts: the relay (e2e_stdio), the audit writer's thread and the syslog
-    # shipper's (policy_tests, syslog_tests), the session and its policy inspector in-process
-    # (session_tests), the parallel scan.
-    tsan) WARDEN_TARGETS="mcp-warden proxy_tests transports_tests analysis_tests policy_tests syslog_tests session_tests" \
+    # shipper's (audit_tests, syslog_tests), the session and the policy inspector in-process
+    # (session_tests, policy_inspector_tests), the parallel scan.
+    tsan) WARDEN_TARGETS="mcp-warden proxy_tests transports_tests analysis_tests audit_tests syslog_tests session_tests policy_inspector_tests" \
             build build-tsan -DWARDEN_WERROR=ON -DWARDEN_SANITIZE=thread -DWARDEN_BENCH=OFF && \
             WARDEN_SANITIZED=tsan TSAN_OPTIONS=halt_on_error=1 \
-            run_ctest build-tsan -R '^(e2e_stdio|proxy_tests|transports_tests|analysis_parallel_scan|policy_tests|syslog_tests|session_tests)$' "$@" ;;
+            run_ctest build-tsan -R '^(e2e_stdio|proxy_tests|transports_tests|analysis_parallel_scan|audit_tests|syslog_tests|session_tests|policy_inspector_tests)$' "$@" ;;
     fuzz) if ./scripts/fuzz.sh "${WARDEN_FUZZ_SECONDS:-20}"; then passed=$((passed + 1));
           else broken+=("fuzz"); failed=$((failed + 1)); fi ;;
     *) echo "unknown stage $stage" >&2; exit 2 ;;

@@ -12,7 +12,7 @@
 #include <string>
 #include <variant>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 
 namespace warden::transports {
 

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 #include <vector>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "transports/server_link.hpp"
 #include "transports/stream.hpp"
 

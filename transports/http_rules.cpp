@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "analysis/digest.hpp"
+#include "base/digest.hpp"
 
 namespace warden::transports {
 
@@ -208,7 +208,7 @@ std::string encode_mcp_header_value(std::string_view value) {
     if (!(u == '\t' || (u >= 0x20 && u <= 0x7e))) plain = false;
   }
   if (plain) return std::string(value);
-  return "=?base64?" + analysis::base64(value) + "?=";
+  return "=?base64?" + base::base64(value) + "?=";
 }
 
 std::string json_on_one_line(std::string text) {

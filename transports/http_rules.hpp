@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 
 namespace warden::transports {
 

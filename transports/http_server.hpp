@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "transports/beast_stream.hpp"
 #include "transports/http_listen.hpp"
 

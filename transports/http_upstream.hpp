@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "transports/server_link.hpp"
 
 namespace warden::transports {

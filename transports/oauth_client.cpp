@@ -27,7 +27,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "analysis/digest.hpp"
+#include "base/digest.hpp"
 #include "transports/oauth_fields.hpp"
 
 // GCC 12 at -O2 reports Asio's coroutine frame allocator (aligned_alloc, then its matching
@@ -57,7 +57,7 @@ std::string random_token(std::size_t bytes) {
   std::string raw(bytes, '\0');
   if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(raw.size())) != 1)
     throw std::runtime_error("the system's random number generator failed");
-  return analysis::base64url(raw);
+  return base::base64url(raw);
 }
 
 }  // namespace
@@ -213,7 +213,7 @@ struct client::impl : std::enable_shared_from_this<impl> {
                        std::vector<std::pair<std::string, std::string>>& fields) const {
     if (method == "client_secret_basic") {
       req.headers.emplace_back("Authorization",
-                               "Basic " + analysis::base64(percent_encode(c.client_id) + ":" + percent_encode(c.client_secret)));
+                               "Basic " + base::base64(percent_encode(c.client_id) + ":" + percent_encode(c.client_secret)));
     } else if (method == "client_secret_post") {
       fields.emplace_back("client_id", c.client_id);
       fields.emplace_back("client_secret", c.client_secret);

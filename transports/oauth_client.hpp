@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/result.hpp"
+#include "base/result.hpp"
 #include "transports/http_request.hpp"
 #include "transports/http_rules.hpp"
 

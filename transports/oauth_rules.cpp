@@ -7,7 +7,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
-#include "analysis/digest.hpp"
+#include "base/digest.hpp"
 #include "transports/oauth_fields.hpp"
 
 namespace warden::transports::oauth {
@@ -258,7 +258,7 @@ std::map<std::string, std::string> parse_query(std::string_view query) {
   return out;
 }
 
-std::string pkce_challenge(std::string_view verifier) { return analysis::base64url(analysis::sha256(verifier)); }
+std::string pkce_challenge(std::string_view verifier) { return base::base64url(base::sha256(verifier)); }
 
 result<token_set> parse_token_response(unsigned status, std::string_view body, std::int64_t now) {
   const json doc = json::parse(body, nullptr, false);

@@ -80,22 +80,8 @@ void sse_parser::start_overflow() {
   if (overflow_is_data_) {
     std::string_view value = std::string_view(line_).substr(5);
     if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-    if (!oversized_) {
-      oversized_ = true;
-      keep_head(head_, data_);
-      keep_tail(tail_, data_);
-      data_.clear();
-      data_.shrink_to_fit();
-    }
-    if (has_data_) {
-      keep_head(head_, "\n");
-      keep_tail(tail_, "\n");
-      data_size_ += 1;
-    }
-    has_data_ = true;
-    keep_head(head_, value);
-    keep_tail(tail_, value);
-    data_size_ += value.size();
+    if (!oversized_) spill_data();
+    add_data(value);
   }
   line_.clear();
   line_.shrink_to_fit();
@@ -104,8 +90,20 @@ void sse_parser::start_overflow() {
 void sse_parser::overflow_line(std::string_view piece) {
   if (!overflow_is_data_ || piece.empty()) return;
   data_size_ += piece.size();
-  keep_head(head_, piece);
-  keep_tail(tail_, piece);
+  keep_excerpts(piece);
+}
+
+// The event's data is too big to hold: from here on only its first and last bytes are kept.
+void sse_parser::spill_data() {
+  oversized_ = true;
+  keep_excerpts(data_);
+  data_.clear();
+  data_.shrink_to_fit();
+}
+
+void sse_parser::keep_excerpts(std::string_view more) {
+  keep_head(head_, more);
+  keep_tail(tail_, more);
 }
 
 void sse_parser::end_line(const std::function<void(sse_event&&)>& on_event) {
@@ -137,20 +135,10 @@ void sse_parser::end_line(const std::function<void(sse_event&&)>& on_event) {
 
 void sse_parser::add_data(std::string_view value) {
   const std::size_t joined = (has_data_ ? 1 : 0) + value.size();
-  if (!oversized_ && data_.size() + joined > max_bytes_) {
-    oversized_ = true;
-    keep_head(head_, data_);
-    keep_tail(tail_, data_);
-    data_.clear();
-    data_.shrink_to_fit();
-  }
+  if (!oversized_ && data_.size() + joined > max_bytes_) spill_data();
   if (oversized_) {
-    if (has_data_) {
-      keep_head(head_, "\n");
-      keep_tail(tail_, "\n");
-    }
-    keep_head(head_, value);
-    keep_tail(tail_, value);
+    if (has_data_) keep_excerpts("\n");
+    keep_excerpts(value);
   } else {
     if (has_data_) data_.push_back('\n');
     data_.append(value);
@@ -186,6 +174,10 @@ void sse_parser::dispatch(const std::function<void(sse_event&&)>& on_event) {
     event.tail = std::move(tail_);
     on_event(std::move(event));
   }
+  clear_event();
+}
+
+void sse_parser::clear_event() {
   type_.clear();
   data_.clear();
   head_.clear();
@@ -199,13 +191,7 @@ void sse_parser::finish() {
   line_.clear();
   line_overflow_ = false;
   overflow_is_data_ = false;
-  type_.clear();
-  data_.clear();
-  head_.clear();
-  tail_.clear();
-  has_data_ = false;
-  data_size_ = 0;
-  oversized_ = false;
+  clear_event();
 }
 
 std::string format_sse_event(std::string_view data, std::string_view id, std::string_view type,

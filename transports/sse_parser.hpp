@@ -48,6 +48,9 @@ class sse_parser {
   void start_overflow();
   void overflow_line(std::string_view chunk);
   void add_data(std::string_view value);
+  void spill_data();
+  void clear_event();
+  void keep_excerpts(std::string_view more);
 
   std::size_t max_bytes_;
   std::string line_;

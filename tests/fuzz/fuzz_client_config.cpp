@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "config/client_configs.hpp"
-#include "config/jsonc.hpp"
-#include "config/toml_reader.hpp"
+#include "clients/client_configs.hpp"
+#include "clients/jsonc.hpp"
+#include "clients/toml_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace warden::config;

@@ -6,13 +6,13 @@
 #include <string>
 #include <string_view>
 
+#include "tests/fuzz/chunked_input.hpp"
 #include "transports/line_framer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size < 2) return 0;
-  const std::size_t limit = 1 + data[0] % 64;
-  const std::size_t step = 1 + data[1] % 17;
-  const std::string_view input(reinterpret_cast<const char*>(data + 2), size - 2);
+  const auto in = warden::fuzz::read_chunked_input(data, size, 64, 17);
+  if (!in) return 0;
+  const std::size_t limit = in->limit;
 
   warden::transports::line_framer framer(limit);
   std::size_t frames = 0;
@@ -27,11 +27,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (f.bytes.find('\n') != std::string::npos) std::abort();
     }
   };
-  for (std::size_t at = 0; at < input.size(); at += step) {
-    framer.feed(input.substr(at, step), check);
+  in->feed_in_chunks([&](std::string_view chunk) {
+    framer.feed(chunk, check);
     if (framer.buffered() > limit + 1) std::abort();
-  }
+  });
   framer.finish(check);
-  if (frames > input.size()) std::abort();
+  if (frames > in->bytes.size()) std::abort();
   return 0;
 }

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "config/policy.hpp"
+#include "policy/policy.hpp"
 #include "protocol/jsonrpc.hpp"
-#include "proxy/policy_engine.hpp"
+#include "policy/policy_engine.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace warden::proxy;

@@ -5,23 +5,23 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "tests/fuzz/chunked_input.hpp"
 #include "transports/sse_parser.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size < 2) return 0;
-  const std::size_t limit = 1 + data[0] % 128;
-  const std::size_t step = 1 + data[1] % 31;
-  const std::string_view input(reinterpret_cast<const char*>(data + 2), size - 2);
+  const auto in = warden::fuzz::read_chunked_input(data, size, 128, 31);
+  if (!in) return 0;
+  const std::size_t limit = in->limit;
   warden::transports::sse_parser parser(limit);
   auto check = [&](warden::transports::sse_event&& e) {
     if (!e.oversized && e.data.size() > limit) std::abort();
     if (e.oversized && !e.data.empty()) std::abort();
   };
-  for (std::size_t at = 0; at < input.size(); at += step) {
-    parser.feed(input.substr(at, step), check);
+  in->feed_in_chunks([&](std::string_view chunk) {
+    parser.feed(chunk, check);
     // A line may hold its field name on top of the data bound (sse_parser.cpp field_overhead).
     if (parser.buffered() > 2 * limit + 64) std::abort();
-  }
+  });
   parser.finish();
   return 0;
 }

@@ -16,9 +16,9 @@
 #include <sstream>
 #include <thread>
 
-#include "config/digest.hpp"
+#include "base/canonical_json.hpp"
 #include "protocol/jsonrpc.hpp"
-#include "proxy/policy_inspector.hpp"
+#include "policy/policy_inspector.hpp"
 #include "proxy/runtime_text.hpp"
 
 using namespace warden::proxy;
@@ -85,7 +85,7 @@ TEST_CASE("verify finds the first bad record: edited, deleted, reordered") {
     body["n"] = 9;
     std::string text = body.dump();
     // Re-sign the record as a forger would; the next record's prev still gives it away.
-    std::string signed_line = text.substr(0, text.size() - 1) + ",\"hash\":\"" + warden::config::sha256_hex(text) + "\"}";
+    std::string signed_line = text.substr(0, text.size() - 1) + ",\"hash\":\"" + warden::base::sha256_hex(text) + "\"}";
     lines[2] = signed_line;
     write_lines(t.log, lines);
     const auto r = verify_log(t.log);
@@ -236,7 +236,7 @@ TEST_CASE("a record built from members is written exactly as the document it sta
       if (key != "event" && key != "mode" && key != "session") redact_json(value, true);
     cap_json(document, 2048, 12);
     record.redact_and_cap(rules);
-    REQUIRE(record.canonical_text() == warden::config::canonical_json(document));
+    REQUIRE(record.canonical_text() == warden::base::canonical_json(document));
   }
 }
 
@@ -269,11 +269,11 @@ TEST_CASE("a JSON text member is written verbatim only when it is its own canoni
     json document = {{"arguments", parsed}};
     redact_json(document["arguments"], true);
     cap_json(document, 16, 3);
-    CHECK(record.canonical_text() == warden::config::canonical_json(document));
+    CHECK(record.canonical_text() == warden::base::canonical_json(document));
     // Without redact_and_cap (no checks made) the text is still written in canonical form.
     audit_record unchecked;
     unchecked.json_text("arguments", text, true);
-    CHECK(unchecked.canonical_text() == warden::config::canonical_json(json{{"arguments", parsed}}));
+    CHECK(unchecked.canonical_text() == warden::base::canonical_json(json{{"arguments", parsed}}));
   }
 }
 
@@ -285,7 +285,7 @@ TEST_CASE("a record of more members than the stack order holds is sorted and wri
     record.number(key, i);
     document[key] = i;
   }
-  CHECK(record.canonical_text() == warden::config::canonical_json(document));
+  CHECK(record.canonical_text() == warden::base::canonical_json(document));
 }
 
 // What the app's redaction hook did before records were built from members: every top-level

@@ -13,7 +13,7 @@
 #include <fstream>
 #include <thread>
 
-#include "config/digest.hpp"
+#include "base/canonical_json.hpp"
 #include "proxy/audit_log.hpp"
 
 using namespace warden::proxy;
@@ -81,8 +81,8 @@ std::vector<std::string> rechain(const std::vector<json>& bodies) {
   for (json body : bodies) {
     body["seq"] = ++seq;
     body["prev"] = prev;
-    const std::string text = warden::config::canonical_json(body);
-    prev = warden::config::sha256_hex(text);
+    const std::string text = warden::base::canonical_json(body);
+    prev = warden::base::sha256_hex(text);
     out.push_back(text.substr(0, text.size() - 1) + ",\"hash\":\"" + prev + "\"}");
   }
   return out;

@@ -176,6 +176,19 @@ class fake_server_link final : public transports::server_link {
   int status_ = -1;
 };
 
+// The handshake's messages as the tests send them, byte for byte: a client's initialize (with its
+// capabilities), a server's answer (with its), and the client's notification.
+inline std::string initialize_request(int id, std::string_view capabilities = "{}") {
+  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+         R"(,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":)" + std::string(capabilities) +
+         R"(,"clientInfo":{"name":"c","version":"1"}}})";
+}
+inline std::string initialize_response(int id, std::string_view capabilities) {
+  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"result":{"protocolVersion":"2025-06-18","capabilities":)" +
+         std::string(capabilities) + R"(,"serverInfo":{"name":"fake","version":"1"}}})";
+}
+inline const std::string initialized_notification = R"({"jsonrpc":"2.0","method":"notifications/initialized"})";
+
 // Session options for tests: short grace times, no enumeration of our own unless asked for.
 inline proxy::session_options quick_options() {
   proxy::session_options options;

@@ -21,12 +21,10 @@ using nlohmann::json;
 
 namespace {
 
-const std::string initialize =
-    R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}})";
-const std::string initialized = R"({"jsonrpc":"2.0","method":"notifications/initialized"})";
+const std::string initialize = initialize_request(1);
+const std::string& initialized = initialized_notification;
 const std::string echo_call = R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}})";
-const std::string init_result =
-    R"({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1"}}})";
+const std::string init_result = initialize_response(1, R"({"tools":{}})");
 const std::string echo_result = R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hi"}]}})";
 
 using header_list = std::vector<std::pair<std::string, std::string>>;

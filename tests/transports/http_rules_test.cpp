@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <string_view>
+#include <utility>
+
 using namespace warden::transports;
 
 TEST_CASE("url: parsing") {
@@ -28,16 +31,21 @@ TEST_CASE("url: parsing") {
     CHECK(url->host_header() == "[::1]:9");
   }
   SUBCASE("errors") {
-    CHECK(parse_http_url("ftp://x/").error_message() == "unsupported URL scheme 'ftp' (use http or https)");
-    CHECK(parse_http_url("localhost:80").error_message() == "not an absolute URL: 'localhost:80'");
-    CHECK(parse_http_url("http://h:99999/").error_message() == "port out of range in URL: 99999");
-    CHECK(parse_http_url("http://h:8x/").error_message() == "malformed URL: 'http://h:8x/'");
-    CHECK(parse_http_url("http://h:123456/").error_message() == "port out of range in URL: 123456");
-    CHECK(parse_http_url("http://h:0/").error_message() == "port out of range in URL: 0");
-    CHECK(parse_http_url("http://h/a b").error_message() == "malformed URL: 'http://h/a b'");
-    CHECK(parse_http_url("example.com").error_message() == "not an absolute URL: 'example.com'");
-    CHECK(parse_http_url("http://u:p@h/").error_message() ==
-          "URLs with user information are not supported; use --header for credentials");
+    const std::pair<const char*, std::string_view> rows[] = {
+        {"ftp://x/", "unsupported URL scheme 'ftp' (use http or https)"},
+        {"localhost:80", "not an absolute URL: 'localhost:80'"},
+        {"http://h:99999/", "port out of range in URL: 99999"},
+        {"http://h:8x/", "malformed URL: 'http://h:8x/'"},
+        {"http://h:123456/", "port out of range in URL: 123456"},
+        {"http://h:0/", "port out of range in URL: 0"},
+        {"http://h/a b", "malformed URL: 'http://h/a b'"},
+        {"example.com", "not an absolute URL: 'example.com'"},
+        {"http://u:p@h/", "URLs with user information are not supported; use --header for credentials"},
+    };
+    for (const auto& [url, message] : rows) {
+      CAPTURE(url);
+      CHECK(parse_http_url(url).error_message() == message);
+    }
     CHECK(parse_http_url("http:///x").error_message() == "URL has no host: 'http:///x'");
   }
 }
@@ -74,16 +82,14 @@ TEST_CASE("media types") {
 }
 
 TEST_CASE("loopback names") {
-  CHECK(is_loopback_host("localhost"));
-  CHECK(is_loopback_host("LOCALHOST"));
-  CHECK(is_loopback_host("127.0.0.1"));
-  CHECK(is_loopback_host("127.1.2.3"));
-  CHECK(is_loopback_host("::1"));
-  CHECK(is_loopback_host("[::1]"));
-  CHECK_FALSE(is_loopback_host("127.0.0.1.evil.com"));
-  CHECK_FALSE(is_loopback_host("127.0.0.256"));
-  CHECK_FALSE(is_loopback_host("evil.example.com"));
-  CHECK_FALSE(is_loopback_host("0.0.0.0"));
+  for (const char* host : {"localhost", "LOCALHOST", "127.0.0.1", "127.1.2.3", "::1", "[::1]"}) {
+    CAPTURE(host);
+    CHECK(is_loopback_host(host));
+  }
+  for (const char* host : {"127.0.0.1.evil.com", "127.0.0.256", "evil.example.com", "0.0.0.0"}) {
+    CAPTURE(host);
+    CHECK_FALSE(is_loopback_host(host));
+  }
 }
 
 TEST_CASE("Host and Origin validation (DNS rebinding)") {

@@ -574,6 +574,18 @@ class Gen:
         self.ml_langs = sorted(banks["multilingual"])
         self.used_texts = set()
 
+    def claim(self, key):
+        """True the first time a case's text (its key) is seen, False for a repeat."""
+        if key in self.used_texts:
+            return False
+        self.used_texts.add(key)
+        return True
+
+    def case_head(self, family, case_no, label, note):
+        """The members every generated case starts with."""
+        return {"id": "gen-%s-%s-%05d" % (self.split, family, case_no), "label": label, "family": family,
+                "split": self.split, "note": note}
+
     # ---- objects ------------------------------------------------------------------------
     def endpoint(self, rng, kind=None):
         E = self.B["endpoints"]
@@ -803,15 +815,10 @@ def make_malicious(gen, rng, family, demand, place, register, variant, case_no):
         register = over.get("register", register)
         variant = over.get("variant", variant)
         key = "".join(x["text"] for x in injected) + "|" + carrier["id"]
-        if key in gen.used_texts:
+        if not gen.claim(key):
             continue
-        gen.used_texts.add(key)
         case = {
-            "id": "gen-%s-%s-%05d" % (gen.split, family, case_no),
-            "label": "malicious",
-            "family": family,
-            "split": gen.split,
-            "note": note,
+            **gen.case_head(family, case_no, "malicious", note),
             "components": {"speaker": speaker, "demand": demand_label, "register": register,
                            "place": actual_place, "variant": variant or "",
                            "concealment": conceal, "carrier": carrier["id"]},
@@ -1311,15 +1318,10 @@ def make_malicious_result(gen, rng, family, demand, register, variant, case_no):
         position = rng.choice(positions)
         rtext = text if position == "whole" else render_body(b, sl, text, position, rng)
         key = text + "|" + carrier["id"]
-        if key in gen.used_texts:
+        if not gen.claim(key):
             continue
-        gen.used_texts.add(key)
         return {
-            "id": "gen-%s-%s-%05d" % (gen.split, family, case_no),
-            "label": "malicious",
-            "family": family,
-            "split": gen.split,
-            "note": "%s injected in a %s result of %s (%s)" % (demand, cat, tool["name"], position),
+            **gen.case_head(family, case_no, "malicious", "%s injected in a %s result of %s (%s)" % (demand, cat, tool["name"], position)),
             "components": {"speaker": speaker, "demand": demand, "register": register,
                            "place": "result", "variant": variant or "", "concealment": conceal,
                            "result_position": position, "carrier": carrier["id"]},
@@ -1443,15 +1445,10 @@ def make_honest(gen, rng, family, case_no, place_cycle):
                 injected = [{"location": "tools[%d].description" % ti, "text": text}]
             note = "honest %s sentence at %s of %s" % (family, place, tool["name"])
         key = "".join(x["text"] for x in injected) + "|" + carrier["id"] + "|" + place
-        if key in gen.used_texts:
+        if not gen.claim(key):
             continue
-        gen.used_texts.add(key)
         return {
-            "id": "gen-%s-%s-%05d" % (gen.split, family, case_no),
-            "label": "benign",
-            "family": family,
-            "split": gen.split,
-            "note": note,
+            **gen.case_head(family, case_no, "benign", note),
             "components": {"speaker": speaker, "demand": "none:" + demand, "register": register,
                            "place": place, "variant": variant, "concealment": False,
                            "carrier": carrier["id"]},
@@ -1493,9 +1490,8 @@ def make_honest_result(gen, rng, case_no):
         else:
             text = render_body(b, sl, note, position, rng)
         key = note + "|" + text
-        if key in gen.used_texts:
+        if not gen.claim(key):
             continue
-        gen.used_texts.add(key)
         register = honest_register(note)
         return {
             "id": "gen-%s-honest-results-%05d" % (gen.split, case_no),
