@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 stages=${WARDEN_STAGES:-main portable asan tsan fuzz}
 # The unit tests of the libraries that scan bytes (no Asio): the portable stage builds and runs these.
-portable_tests="base_tests analysis_tests proxy_tests envelope_tests audit_tests policy_tests"
+portable_tests="base_tests analysis_tests proxy_tests protocol_tests envelope_tests audit_tests policy_tests"
 passed=0 failed=0 broken=()
 
 # Runs ctest in a build dir and adds its counts to the totals.
