@@ -35,7 +35,8 @@ for batch in tests/corpus/redteam/batch-*/; do
     batch-05) floor=0.90:0.57 ;;
     batch-06) floor=0.95:0.67 ;;
     batch-07) floor=0.92:0.64 ;;
-    batch-08) floor=0.92:0.66 ;;
+    batch-08) floor=0.92:0.69 ;;
+    batch-09) floor=0.95:0.73 ;;
     *) floor=0.90:0.65 ;;
   esac
   args+=(--set "$name=$batch" --gate "$name:${GATE_REDTEAM:-$floor}")
