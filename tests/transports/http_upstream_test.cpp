@@ -167,6 +167,14 @@ struct upstream_run {
     REQUIRE_MESSAGE(done, "the test script did not finish in time");
   }
 
+  // The handshake every script starts with: initialize, its answer (returned), initialized.
+  asio::awaitable<std::string> open_session() {
+    co_await send(initialize.dump());
+    std::string answer = co_await receive();
+    co_await send(initialized);
+    co_return answer;
+  }
+
   asio::awaitable<void> send(const std::string& bytes) {
     const auto ec = co_await link->input().async_write_message(bytes);
     REQUIRE_MESSAGE(!ec, ec.message());
@@ -200,9 +208,7 @@ TEST_CASE("http upstream: a POST answered with JSON; the session id and protocol
   });
   static std::string init_answer, list_answer;
   u.run([](upstream_run& up) -> asio::awaitable<void> {
-    co_await up.send(initialize.dump());
-    init_answer = co_await up.receive();
-    co_await up.send(initialized);
+    init_answer = co_await up.open_session();
     co_await up.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
     list_answer = co_await up.receive();
   });
@@ -236,9 +242,7 @@ TEST_CASE("http upstream: a POST answered with an SSE stream yields each event's
   static std::vector<std::string> received;
   received.clear();
   u.run([](upstream_run& up) -> asio::awaitable<void> {
-    co_await up.send(initialize.dump());
-    co_await up.receive();
-    co_await up.send(initialized);
+    co_await up.open_session();
     co_await up.send(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"t"}}})");
     received.push_back(co_await up.receive());
     received.push_back(co_await up.receive());
@@ -270,9 +274,7 @@ TEST_CASE("http upstream: a 404 for the session starts a new one with the client
   });
   static std::string answer;
   u.run([](upstream_run& up) -> asio::awaitable<void> {
-    co_await up.send(initialize.dump());
-    co_await up.receive();
-    co_await up.send(initialized);
+    co_await up.open_session();
     co_await up.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
     answer = co_await up.receive();  // the re-initialisation's own answer is not delivered
   });
@@ -317,9 +319,7 @@ TEST_CASE("http upstream: a classified write is not classified again, and each s
   static transports::read_outcome answer;
   answer = {};
   u.run([](upstream_run& up) -> asio::awaitable<void> {
-    co_await up.send(initialize.dump());
-    co_await up.receive();
-    co_await up.send(initialized);
+    co_await up.open_session();
     // The name's key is escaped: the headers come from the classification and its text alone.
     const std::string call =
         R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"n\u0061me":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})";
@@ -353,9 +353,7 @@ TEST_CASE("http upstream: an answer that is not JSON goes to the session classif
   static std::vector<transports::read_outcome> received;
   received.clear();
   u.run([](upstream_run& up) -> asio::awaitable<void> {
-    co_await up.send(initialize.dump());
-    co_await up.receive();
-    co_await up.send(initialized);
+    co_await up.open_session();
     co_await up.send(R"({"jsonrpc":"2.0","id":4,"method":"tools/list"})");
     received.push_back(co_await up.link->output().async_read_message());
     received.push_back(co_await up.link->output().async_read_message());
