@@ -37,6 +37,7 @@ for batch in tests/corpus/redteam/batch-*/; do
     batch-07) floor=0.92:0.64 ;;
     batch-08) floor=0.92:0.69 ;;
     batch-09) floor=0.95:0.73 ;;
+    batch-10) floor=0.95:0.55 ;;
     *) floor=0.90:0.65 ;;
   esac
   args+=(--set "$name=$batch" --gate "$name:${GATE_REDTEAM:-$floor}")
