@@ -364,12 +364,28 @@ void evaluator::discount_opposite_phrasings() {
   static const re2::RE2 negated_silence(
       R"(\b(?:never|not|n't|no|nothing|nobody)\s+(?:[\w-]+\s+){0,5}without\s+(?:first\s+|explicitly\s+|clearly\s+)?(?:showing|asking|telling|informing|notifying|confirming|checking|consulting|alerting|displaying|listing|mentioning|getting)\b(?:\s+(?:[\w'-]+\s+){0,3}?(?:user|users|human|customer|owner|operator|them)\b)?)"
       R"(|\b(?:instead of|rather than|never|not|nothing is|no longer)\s+(?:being\s+)?(?:silently|quietly|secretly|covertly)\b)"
-      R"(|\b(?:do not|don't|never|not)\s+(?:[\w@`'-]+\s+){0,6}?unless\s+(?:the\s+|a\s+)?(?:user|human|customer|owner)\s+(?:explicitly\s+|specifically\s+|directly\s+)?(?:asks?|requests?|wants?|says?|tells?|approves?|confirms?|names?)\b)",
+      R"(|\b(?:do not|don't|never|not)\s+(?:[\w@`'-]+\s+){0,10}?unless\s+(?:the\s+|a\s+)?(?:user|human|customer|owner|they)\s+(?:explicitly\s+|specifically\s+|directly\s+)?(?:asks?|requests?|wants?|says?|tells?|approves?|confirms?|names?)\b)"
+      // Keeping a credential out of logs and output is hygiene; a failure that happens silently is
+      // how a tool behaves, not something the model is told to hide.
+      R"(|\b(?:secret|credential|token|key|password|passphrase)s?\b[^.\n]{0,80}\b(?:should|must|do|does|will)\s*(?:not|never|n't)\s+(?:be\s+)?(?:displayed|shown|logged|printed|echoed|exposed|display|show|log|print|echo)\b[^.\n]*)"
+      R"(|\b(?:will|would|may|can|might)\s+silently\s+(?:fail|be (?:ignored|dropped|skipped|truncated|discarded))\b)",
+      bank_options());
+  // "Do not invoke other tools until the user has said what to do next": a hold until the user
+  // speaks is a safety stop, not a ban on other tools.
+  static const re2::RE2 hold_for_user(
+      R"(\b(?:do not|don't|must not|should not|never)\s+(?:[\w-]+\s+){0,9}?until\s+(?:you\s+)?(?:have\s+)?(?:receiving|received|receive|getting|get|got|the user|a clear|clear|explicit|hearing)\b[^.\n]{0,60}\b(?:user|human)\b[^.\n]*)",
+      bank_options());
+  // "If not set, a TCP check is used instead": a default for a value nobody chose swaps nothing.
+  static const re2::RE2 default_when_unset(
+      R"((?:^|[.\n]\s*)\W*(?:if|when)\s+(?:this\s+|it\s+|the\s+(?:\w+\s+){0,2})?(?:is\s+|are\s+)?(?:not set|not provided|not specified|not given|not supplied|omitted|unset|absent|left (?:empty|blank|out))\b[^.\n]*)",
       bank_options());
   static const re2::RE2 conditional_consent(
       R"(\b(?:unless|if|until|once|when|whether|only after|only if|after)\s+the\s+user\s+(?:has\s+|had\s+)?(?:now\s+|already\s+|also\s+|explicitly\s+|previously\s+)?(?:approved|authori[sz]ed|consented|agreed|allowed|permitted|pre-?approved|confirmed|asked|requested|instructed|opted in)\b)",
       bank_options());
-  static const reading readings[] = {{{conceal, conceal_weak}, negated_silence}, {{impersonation, claimed_consent}, conditional_consent}};
+  static const reading readings[] = {{{conceal, conceal_weak}, negated_silence},
+                                     {{impersonation, claimed_consent}, conditional_consent},
+                                     {{hijack_strong, hijack_weak}, hold_for_user},
+                                     {{redirect, redirect_weak}, default_when_unset}};
   for (const auto& r : readings) {
     if (std::none_of(r.kinds.begin(), r.kinds.end(), [&](signal k) { return has(k); })) continue;
     std::string blanked(norm_.view());
