@@ -458,6 +458,9 @@ class surface_walker {
     for (const auto& ask : params_beyond_function(tool, param_tools_))
       add(ask.rule, severity::high, 0.8, name, path + ".inputSchema.properties" + member_path(ask.property), ask.evidence,
           "parameter asks for " + ask.what + ", which nothing in the tool's name, description or other arguments involves");
+    for (const auto& fixed : fixed_destinations(tool))
+      add(fixed.rule, severity::high, 0.8, name, path + ".inputSchema.properties" + member_path(fixed.property), fixed.evidence,
+          "the tool's text fixes the destination '" + fixed.property + "' to " + fixed.what + " instead of the user's choice");
     // Cross-field: a tool whose description conceals or grabs data and that has a side-channel parameter.
     const auto& s = notes.description_signals;
     auto on = [&](signal x) { return s.test(static_cast<std::size_t>(x)); };
