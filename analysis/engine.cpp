@@ -22,6 +22,7 @@
 #include "analysis/injection.hpp"
 #include "analysis/intent.hpp"
 #include "analysis/param_scope.hpp"
+#include "analysis/hidden_orders.hpp"
 #include "analysis/snapshots.hpp"
 #include "analysis/surface_relations.hpp"
 #include "analysis/toxic_flows.hpp"
@@ -153,10 +154,15 @@ class surface_walker {
     // An order in a text that also hides part of itself from a reader (invisible characters,
     // off-screen whitespace, reordering, look-alike letters) is hidden text at work (THREATS.md 9).
     const bool hides = std::any_of(hidden.hits.begin(), hidden.hits.end(), [](const hidden_hit& h) { return hiding_device(h.rule_id); });
+    bool escalated = false;
     for (auto& h : result.hits) {
       if (hides) escalate_hidden_order(h);
+      escalated = escalated || (hides && h.level >= severity::high);
       add(h.rule_id, h.level, h.confidence, std::string(item), location, text::excerpt(raw, h.begin, h.end), h.message, h.decoded);
     }
+    if (!escalated)
+      if (auto order = order_behind_device(raw, hidden, context))
+        add("poison.hidden-order", severity::high, 0.85, std::string(item), location, *order, "the text hides part of itself from a reader, and that part tells the model what to do");
     if (!hidden.revealed.empty()) {
       // What only the model can read: analyse it as text and escalate the hidden-text finding.
       auto revealed = inspect_injection(hidden.revealed, context);
