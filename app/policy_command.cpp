@@ -26,6 +26,13 @@ namespace {
 
 using nlohmann::json;
 
+// How these commands stop on an error: `message` on stderr (prefixed as it should read), then
+// `exit_code` for the caller to return.
+int stop(int exit_code, const std::string& message) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+  return exit_code;
+}
+
 // "--" ends our options and starts a server command (pins: SERVER is a positional before it).
 int parse_cli(CLI::App& cli, const std::vector<std::string>& args, std::vector<std::string>* command = nullptr) {
   auto separator = std::find(args.begin(), args.end(), "--");
@@ -43,10 +50,7 @@ int policy_check(const std::vector<std::string>& args) {
   cli.add_option("FILE", path, "Policy file")->required();
   if (int code = parse_cli(cli, args); code >= 0) return code;
   auto loaded = config::load_policy(path);
-  if (!loaded) {
-    std::fprintf(stderr, "%s\n", loaded.error_message().c_str());
-    return 1;
-  }
+  if (!loaded) return stop(1, loaded.error_message());
   const config::policy& p = *loaded;
   std::printf("%s: ok: default %s, %zu tool rule(s), %zu role override(s), surface hiding %s, mode %s\n", path.c_str(),
               std::string(config::to_string(p.default_action)).c_str(), p.tools.size(), p.roles.size(),
@@ -90,19 +94,13 @@ int pins_command(const std::vector<std::string>& args) {
   if (int code = parse_cli(cli, std::vector<std::string>(args.begin() + 1, args.end()), &command); code >= 0) return code;
 
   auto lock = config::load_lockfile(lockfile_path);
-  if (!lock) {
-    std::fprintf(stderr, "mcp-warden: %s\n", lock.error_message().c_str());
-    return 2;
-  }
+  if (!lock) return stop(2, "mcp-warden: " + lock.error_message());
   // A live surface replaces the pending one for the server the command starts.
   if (!command.empty()) {
     proxy::enumerate_options options;
     options.argv = command;
     auto surface = proxy::enumerate_server(options);
-    if (!surface) {
-      std::fprintf(stderr, "mcp-warden: cannot enumerate the server: %s\n", surface.error_message().c_str());
-      return 3;
-    }
+    if (!surface) return stop(3, "mcp-warden: cannot enumerate the server: " + surface.error_message());
     const std::string identity = transports::describe_argv(command);
     auto& entry = lock->servers[identity];
     entry.identity = identity;
@@ -149,15 +147,9 @@ int pins_command(const std::vector<std::string>& args) {
     server.pinned_at = base::utc_timestamp();
     std::printf("%s: approved %zu item(s)\n", identity.c_str(), server.items.size());
   }
-  if (matched == 0) {
-    std::fprintf(stderr, "mcp-warden: no pinned server matches '%s' in %s\n", selector.c_str(), lockfile_path.c_str());
-    return 1;
-  }
+  if (matched == 0) return stop(1, "mcp-warden: no pinned server matches '" + selector + "' in " + lockfile_path);
   if (verb == "approve") {
-    if (auto saved = config::save_lockfile(lockfile_path, *lock); !saved) {
-      std::fprintf(stderr, "mcp-warden: %s\n", saved.error_message().c_str());
-      return 2;
-    }
+    if (auto saved = config::save_lockfile(lockfile_path, *lock); !saved) return stop(2, "mcp-warden: " + saved.error_message());
   }
   return verb == "diff" && drifted ? 1 : 0;
 }
@@ -205,10 +197,7 @@ int log_verify(const std::vector<std::string>& args) {
   std::optional<proxy::checkpoint_verifier> keys;
   if (!pubkeys.empty()) {
     auto loaded = proxy::checkpoint_verifier::load(pubkeys);
-    if (!loaded) {
-      std::fprintf(stderr, "mcp-warden: %s\n", loaded.error_message().c_str());
-      return 2;
-    }
+    if (!loaded) return stop(2, "mcp-warden: " + loaded.error_message());
     keys = std::move(*loaded);
   }
   bool ok = true;
@@ -223,10 +212,7 @@ int log_keygen(const std::vector<std::string>& args) {
   cli.add_option("--out", prefix, "Path prefix of the two files")->required();
   if (int code = parse_cli(cli, args); code >= 0) return code;
   auto id = proxy::generate_checkpoint_key(prefix);
-  if (!id) {
-    std::fprintf(stderr, "mcp-warden: %s\n", id.error_message().c_str());
-    return 1;
-  }
+  if (!id) return stop(1, "mcp-warden: " + id.error_message());
   std::printf("wrote %s.key (private, mode 0600) and %s.pub; key id %s\n", prefix.c_str(), prefix.c_str(), id->c_str());
   return 0;
 }
@@ -264,10 +250,7 @@ int log_show(const std::vector<std::string>& args) {
   if (int code = parse_cli(cli, args); code >= 0) return code;
   const std::string threshold = since_threshold(since);
   std::ifstream in(path);
-  if (!in) {
-    std::fprintf(stderr, "mcp-warden: cannot open %s\n", path.c_str());
-    return 2;
-  }
+  if (!in) return stop(2, "mcp-warden: cannot open " + path);
   auto show = [&](const std::string& line) {
     const auto check = proxy::check_record(line);
     json record = check.ok ? check.body : json();
