@@ -298,9 +298,7 @@ int run_proxy(proxy_settings settings) {
 }  // namespace
 
 int run_proxy_command(const std::vector<std::string>& args) {
-  auto settings = parse_proxy_args(args);
-  if (const auto code = stop_before_start(settings, "mcp-warden")) return *code;
-  return run_proxy(std::move(*settings));
+  return start_then_run(parse_proxy_args(args), "mcp-warden", run_proxy);
 }
 
 }  // namespace warden::app

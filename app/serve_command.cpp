@@ -208,9 +208,7 @@ int run_serve(serve_settings settings) {
 }  // namespace
 
 int run_serve_command(const std::vector<std::string>& args) {
-  auto settings = parse_serve_args(args);
-  if (const auto code = stop_before_start(settings, "mcp-warden serve")) return *code;
-  return run_serve(std::move(*settings));
+  return start_then_run(parse_serve_args(args), "mcp-warden serve", run_serve);
 }
 
 }  // namespace warden::app
