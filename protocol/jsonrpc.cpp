@@ -1,6 +1,7 @@
 #include "protocol/jsonrpc.hpp"
 
 #include "base/byte_scan.hpp"
+#include "base/json_escape.hpp"
 #include "base/utf8.hpp"
 
 #include <algorithm>
@@ -13,16 +14,9 @@ using nlohmann::json;
 std::size_t json_nesting_depth(std::string_view bytes, std::size_t stop_above) {
   std::size_t depth = 0;
   std::size_t deepest = 0;
-  bool in_string = false;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
-    const char c = bytes[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    switch (c) {
-      case '"': in_string = true; break;
+    switch (bytes[i]) {
+      case '"': i = base::json_string_end(bytes, i); break;
       case '[':
       case '{':
         if (++depth > deepest) {
