@@ -5,6 +5,8 @@
 #include <optional>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 #include "clients/client_configs.hpp"
 
@@ -264,11 +266,14 @@ TEST_CASE("classify_path: by name, then by content") {
 }
 
 TEST_CASE("is_warden_command and describe_entry") {
-  CHECK(is_warden_command("mcp-warden"));
-  CHECK(is_warden_command("/usr/local/bin/mcp-warden"));
-  CHECK(is_warden_command("C:\\bin\\mcp-warden.exe"));
-  CHECK_FALSE(is_warden_command("mcp-warden-helper"));
-  CHECK_FALSE(is_warden_command("npx"));
+  const std::pair<std::string_view, bool> commands[] = {
+      {"mcp-warden", true}, {"/usr/local/bin/mcp-warden", true}, {"C:\\bin\\mcp-warden.exe", true},
+      {"mcp-warden-helper", false}, {"npx", false},
+  };
+  for (const auto& [command, ours] : commands) {
+    CAPTURE(command);
+    CHECK(is_warden_command(command) == ours);
+  }
   server_entry e;
   e.transport = server_transport::stdio;
   e.argv = {"npx", "-y", "a b", "it's"};
