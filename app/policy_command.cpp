@@ -49,26 +49,26 @@ int policy_check(const std::vector<std::string>& args) {
   std::string path;
   cli.add_option("FILE", path, "Policy file")->required();
   if (int code = parse_cli(cli, args); code >= 0) return code;
-  auto loaded = config::load_policy(path);
+  auto loaded = policy::load_policy(path);
   if (!loaded) return stop(1, loaded.error_message());
-  const config::policy& p = *loaded;
+  const policy::policy& p = *loaded;
   std::printf("%s: ok: default %s, %zu tool rule(s), %zu role override(s), surface hiding %s, mode %s\n", path.c_str(),
-              std::string(config::to_string(p.default_action)).c_str(), p.tools.size(), p.roles.size(),
+              std::string(policy::to_string(p.default_action)).c_str(), p.tools.size(), p.roles.size(),
               p.surface.hide_at ? ("at or above " + std::string(analysis::to_string(*p.surface.hide_at))).c_str() : "off",
-              p.preferred_mode ? std::string(config::to_string(*p.preferred_mode)).c_str() : "from the command line");
+              p.preferred_mode ? std::string(policy::to_string(*p.preferred_mode)).c_str() : "from the command line");
   return 0;
 }
 
 // --- pins ------------------------------------------------------------------------------------------
 
-bool server_matches(const config::server_pins& s, const std::string& selector) {
+bool server_matches(const policy::server_pins& s, const std::string& selector) {
   return selector.empty() || s.identity == selector || s.server_name == selector ||
-         config::glob_match(selector, s.server_name) || config::glob_match(selector, s.identity);
+         policy::glob_match(selector, s.server_name) || policy::glob_match(selector, s.identity);
 }
 
-void print_drift(const std::vector<config::item_drift>& drift) {
+void print_drift(const std::vector<policy::item_drift>& drift) {
   for (const auto& d : drift) {
-    std::printf("  %s %s '%s'%s\n", std::string(config::to_string(d.what)).c_str(), d.kind.c_str(), d.name.c_str(),
+    std::printf("  %s %s '%s'%s\n", std::string(policy::to_string(d.what)).c_str(), d.kind.c_str(), d.name.c_str(),
                 d.previous_name.empty() ? "" : (" (was '" + d.previous_name + "')").c_str());
     for (const auto& f : d.fields) {
       std::printf("    %s:\n", f.field.c_str());
@@ -93,7 +93,7 @@ int pins_command(const std::vector<std::string>& args) {
   std::vector<std::string> command;
   if (int code = parse_cli(cli, std::vector<std::string>(args.begin() + 1, args.end()), &command); code >= 0) return code;
 
-  auto lock = config::load_lockfile(lockfile_path);
+  auto lock = policy::load_lockfile(lockfile_path);
   if (!lock) return stop(2, "mcp-warden: " + lock.error_message());
   // A live surface replaces the pending one for the server the command starts.
   if (!command.empty()) {
@@ -106,7 +106,7 @@ int pins_command(const std::vector<std::string>& args) {
     entry.identity = identity;
     entry.server_name = surface->name;
     entry.pending.clear();
-    for (const auto& item : config::pin_surface(*surface)) entry.pending[config::item_key(item.kind, item.name)] = item;
+    for (const auto& item : policy::pin_surface(*surface)) entry.pending[policy::item_key(item.kind, item.name)] = item;
     entry.pending_seen_at = base::utc_timestamp();
     selector = identity;
   }
@@ -122,9 +122,9 @@ int pins_command(const std::vector<std::string>& args) {
       for (const auto& [key, item] : server.items) std::printf("  %-40s %s\n", key.c_str(), item.digest.substr(0, 23).c_str());
       continue;
     }
-    std::vector<config::pinned_item> current;
+    std::vector<policy::pinned_item> current;
     for (const auto& [key, item] : server.pending) current.push_back(item);
-    const auto drift = server.pending.empty() ? std::vector<config::item_drift>{} : config::diff_pins(server, current);
+    const auto drift = server.pending.empty() ? std::vector<policy::item_drift>{} : policy::diff_pins(server, current);
     if (verb == "diff") {
       if (drift.empty()) {
         std::printf("%s: no drift\n", identity.c_str());
@@ -149,7 +149,7 @@ int pins_command(const std::vector<std::string>& args) {
   }
   if (matched == 0) return stop(1, "mcp-warden: no pinned server matches '" + selector + "' in " + lockfile_path);
   if (verb == "approve") {
-    if (auto saved = config::save_lockfile(lockfile_path, *lock); !saved) return stop(2, "mcp-warden: " + saved.error_message());
+    if (auto saved = policy::save_lockfile(lockfile_path, *lock); !saved) return stop(2, "mcp-warden: " + saved.error_message());
   }
   return verb == "diff" && drifted ? 1 : 0;
 }
@@ -265,7 +265,7 @@ int log_show(const std::vector<std::string>& args) {
     if (!record.is_object()) return;
     const std::string ev = record.value("event", "");
     if (!event.empty() && ev != event) return;
-    if (!tool.empty() && !config::glob_match(tool, record.value("tool", ""))) return;
+    if (!tool.empty() && !policy::glob_match(tool, record.value("tool", ""))) return;
     if (!decision.empty() && record.value("decision", "") != decision) return;
     if (!threshold.empty() && record.value("ts", "") < threshold) return;
     if (raw) {

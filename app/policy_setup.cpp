@@ -90,17 +90,17 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
   auto shipper = audit_shipper(settings);
   if (!shipper) return error{shipper.error_message()};
   runtime->shipper_ = std::move(*shipper);
-  config::policy rules = config::default_policy();
+  policy::policy rules = policy::default_policy();
   if (!settings.policy_path.empty()) {
-    auto loaded = config::load_policy(settings.policy_path);
+    auto loaded = policy::load_policy(settings.policy_path);
     if (!loaded) return error{loaded.error_message()};
     rules = std::move(*loaded);
   }
-  if (settings.pin == "strict") rules.pins.first_sight = config::pin_mode::strict;
-  if (settings.pin == "tofu") rules.pins.first_sight = config::pin_mode::tofu;
-  config::mode mode = rules.preferred_mode.value_or(config::mode::audit);
-  if (settings.mode == "enforce") mode = config::mode::enforce;
-  if (settings.mode == "audit") mode = config::mode::audit;
+  if (settings.pin == "strict") rules.pins.first_sight = policy::pin_mode::strict;
+  if (settings.pin == "tofu") rules.pins.first_sight = policy::pin_mode::tofu;
+  policy::mode mode = rules.preferred_mode.value_or(policy::mode::audit);
+  if (settings.mode == "enforce") mode = policy::mode::enforce;
+  if (settings.mode == "audit") mode = policy::mode::audit;
 
   std::random_device entropy;
   char id[20];
@@ -149,11 +149,11 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
                              {"pid", ::getpid()},
                              {"argv", argv},
                              {"identity", runtime->identity_},
-                             {"mode", std::string(config::to_string(mode))},
+                             {"mode", std::string(policy::to_string(mode))},
                              {"policy", rules.source},
                              {"lockfile", settings.lockfile_path}});
   }
-  spdlog::info("policy '{}' in {} mode{}{}{}", rules.source, config::to_string(mode),
+  spdlog::info("policy '{}' in {} mode{}{}{}", rules.source, policy::to_string(mode),
                settings.audit_log_path.empty() ? "" : "; audit log " + settings.audit_log_path,
                *signer ? ", signed by key " + (*signer)->key_id() : "",
                runtime->shipper_ ? ", shipped to " + settings.audit_syslog : "");

@@ -111,7 +111,7 @@ result<proxy::server_factory> make_server_factory(asio::io_context& context, con
 result<proxy::session_hook> make_policy_hook(const serve_settings& settings) {
   if (!settings.policy.enabled()) return proxy::session_hook{};
   if (!settings.policy.policy_path.empty())
-    if (auto loaded = config::load_policy(settings.policy.policy_path); !loaded) return error{loaded.error_message()};
+    if (auto loaded = policy::load_policy(settings.policy.policy_path); !loaded) return error{loaded.error_message()};
   const std::vector<std::string> identity =
       settings.upstream.enabled() ? std::vector<std::string>{settings.upstream.url} : settings.server.argv;
   policy_settings policy = settings.policy;

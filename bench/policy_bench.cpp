@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   const int calls = argc > 1 ? std::stoi(argv[1]) : 20000;
   const std::string log_path = argc > 2 ? argv[2] : (std::filesystem::temp_directory_path() / "policy_bench.audit.jsonl").string();
   std::filesystem::remove(log_path);
-  auto policy = config::parse_policy(R"({"tools":[
+  auto policy = policy::parse_policy(R"({"tools":[
       {"tool":"delete_*","action":"deny"},
       {"tool":"read_path","arguments":{"path":{"paths":{"allow":["/srv/data/**"],"deny":["**/.ssh/**"]}}},
        "rateLimit":{"calls":1000000,"perSeconds":1}}],
@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
       }
       proxy::policy_inspector_options options;
       options.rules = *policy;
-      options.mode = config::mode::enforce;
+      options.mode = policy::mode::enforce;
       options.audit = log.get();
       options.session_id = "bench";
       auto created = proxy::policy_inspector::create(options);

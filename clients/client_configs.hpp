@@ -13,7 +13,7 @@
 #include "base/result.hpp"
 #include "clients/jsonc.hpp"
 
-namespace warden::config {
+namespace warden::clients {
 
 enum class client_kind { claude_desktop, claude_code, cursor, vscode, windsurf, gemini, codex, zed, continue_dev, other };
 
@@ -112,4 +112,4 @@ bool is_warden_command(std::string_view command);
 // One line describing a server entry: "stdio: npx -y pkg" / "http: https://..." (shell-quoted).
 std::string describe_entry(const server_entry& entry);
 
-}  // namespace warden::config
+}  // namespace warden::clients

@@ -9,7 +9,7 @@
 
 #include "base/result.hpp"
 
-namespace warden::config {
+namespace warden::clients {
 
 enum class option_kind { flag, takes_value };
 
@@ -34,4 +34,4 @@ result<command_line> split_command_line(const std::vector<std::string>& args, co
 // reading wrapped entries (clients/client_configs); the proxy itself uses its full option table.
 option_lookup proxy_entry_options();
 
-}  // namespace warden::config
+}  // namespace warden::clients

@@ -7,7 +7,7 @@
 #include "base/json_escape.hpp"
 #include "base/utf8.hpp"
 
-namespace warden::config {
+namespace warden::clients {
 
 const located_value* located_value::find(std::string_view key) const noexcept {
   if (type != kind::object) return nullptr;
@@ -297,4 +297,4 @@ result<located_value> parse_jsonc(std::string_view text, const jsonc_limits& lim
   return jsonc_parser(text, limits).parse();
 }
 
-}  // namespace warden::config
+}  // namespace warden::clients

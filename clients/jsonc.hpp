@@ -11,7 +11,7 @@
 
 #include "base/result.hpp"
 
-namespace warden::config {
+namespace warden::clients {
 
 struct located_value {
   enum class kind { object, array, string, number, boolean, null };
@@ -47,4 +47,4 @@ std::string line_col(std::string_view text, std::size_t offset);
 // keeps other UTF-8 as is. Valid as a TOML basic string too.
 std::string quote_json(std::string_view value);
 
-}  // namespace warden::config
+}  // namespace warden::clients

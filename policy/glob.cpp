@@ -9,7 +9,7 @@
 
 #include "base/utf8.hpp"
 
-namespace warden::config {
+namespace warden::policy {
 
 namespace {
 
@@ -306,4 +306,4 @@ std::optional<std::string> url_host(std::string_view url) {
   return lowered;
 }
 
-}  // namespace warden::config
+}  // namespace warden::policy

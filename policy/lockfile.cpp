@@ -12,7 +12,7 @@
 
 #include "base/canonical_json.hpp"
 
-namespace warden::config {
+namespace warden::policy {
 
 using nlohmann::json;
 
@@ -243,4 +243,4 @@ result<bool> save_lockfile(const std::string& path, const lockfile& pins) {
   return true;
 }
 
-}  // namespace warden::config
+}  // namespace warden::policy

@@ -11,7 +11,7 @@
 #include "base/result.hpp"
 #include "analysis/surface.hpp"
 
-namespace warden::config {
+namespace warden::policy {
 
 // One pinned item. kind: "tool", "prompt", "resource", "resourceTemplate", "instructions".
 struct pinned_item {
@@ -73,4 +73,4 @@ result<bool> save_lockfile(const std::string& path, const lockfile& pins);
 nlohmann::json to_json(const lockfile& pins);
 result<lockfile> lockfile_from_json(const nlohmann::json& document);
 
-}  // namespace warden::config
+}  // namespace warden::policy

@@ -10,7 +10,7 @@
 #include "base/json_escape.hpp"
 #include "policy/glob.hpp"
 
-namespace warden::config {
+namespace warden::policy {
 
 using ojson = nlohmann::ordered_json;
 
@@ -673,4 +673,4 @@ result<policy> load_policy(const std::string& path) {
   return parse_policy(text.str(), path);
 }
 
-}  // namespace warden::config
+}  // namespace warden::policy

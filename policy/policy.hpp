@@ -18,7 +18,7 @@ namespace re2 {
 class RE2;
 }
 
-namespace warden::config {
+namespace warden::policy {
 
 enum class action : std::uint8_t { allow, deny, ask };
 std::string_view to_string(action what) noexcept;
@@ -146,4 +146,4 @@ struct text_position {
 };
 text_position position_of(std::string_view text, std::size_t offset) noexcept;
 
-}  // namespace warden::config
+}  // namespace warden::policy

@@ -29,7 +29,7 @@ namespace warden::proxy {
 inline constexpr std::string_view allowed_by_default = "allowed by default";
 
 struct call_decision {
-  config::action what = config::action::allow;
+  policy::action what = policy::action::allow;
   std::string reason;               // precise, for the audit log (never shown to the model); "" for allowed_by_default
   std::string ask_text;             // for the user when what == ask
   std::vector<std::string> rules;   // every rule that matched, e.g. "tools[1]", "flow.untrusted_then_sink"
@@ -83,11 +83,11 @@ class policy_engine {
  public:
   using clock = std::chrono::steady_clock;
 
-  policy_engine(config::policy rules, config::mode mode);
+  policy_engine(policy::policy rules, policy::mode mode);
 
-  const config::policy& rules() const noexcept { return policy_; }
-  config::mode mode() const noexcept { return mode_; }
-  bool enforcing() const noexcept { return mode_ == config::mode::enforce; }
+  const policy::policy& rules() const noexcept { return policy_; }
+  policy::mode mode() const noexcept { return mode_; }
+  bool enforcing() const noexcept { return mode_ == policy::mode::enforce; }
   void set_server_name(std::string name) { server_name_ = std::move(name); }
 
   // --- surface ---
@@ -95,7 +95,7 @@ class policy_engine {
   // surface rules hide it. Results are cached by item digest, so repeated listings cost little.
   void judge_items(const analysis::server_surface& surface);
   // Pins of this server (nullptr: none yet). Items that differ from them, or are new, are drifted.
-  void set_pins(const config::server_pins* pins);
+  void set_pins(const policy::server_pins* pins);
   // Why an item is hidden ("" when it is not): surface findings, or drift from the pins.
   std::string hidden_reason(item_kind kind, const nlohmann::json& item) const;
   // A copy of a list result without the hidden items; `removed` gets "name: reason" entries.
@@ -118,13 +118,13 @@ class policy_engine {
   std::optional<result_judgement> judge_result_text(std::string_view method, std::string_view result,
                                                     protocol::json_text::lookup* is_error = nullptr) const;
 
-  config::role_set roles_of(std::string_view tool) const;
+  policy::role_set roles_of(std::string_view tool) const;
   bool saw_untrusted() const noexcept { return !untrusted_source_.empty(); }
 
  private:
   struct item_verdict {
     std::string hide_reason;   // surface findings at or above the threshold
-    config::role_set roles = 0;
+    policy::role_set roles = 0;
   };
   // An item as last listed, with its pin digest computed once (calls look it up by name).
   struct known_item {
@@ -138,14 +138,14 @@ class policy_engine {
   std::string hidden_reason(item_kind kind, const std::string& name, const std::string& digest) const;
   const known_item* current_tool(std::string_view name) const;
 
-  config::policy policy_;
-  config::mode mode_;
+  policy::policy policy_;
+  policy::mode mode_;
   std::string server_name_;
   std::string home_;
   std::map<std::string, item_verdict> verdicts_;       // by pin digest
   std::map<std::string, known_item, std::less<>> known_tools_;  // latest definition seen per tool name
   std::map<std::string, known_item> known_items_;                // prompts/resources by kind:name
-  const config::server_pins* pins_ = nullptr;
+  const policy::server_pins* pins_ = nullptr;
   bool pins_set_ = false;
   std::string untrusted_source_;   // first untrusted-content tool that returned data
   std::string private_source_;     // first private-data tool that returned data

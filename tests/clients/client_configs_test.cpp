@@ -11,7 +11,7 @@
 #include "clients/client_configs.hpp"
 
 namespace fs = std::filesystem;
-using namespace warden::config;
+using namespace warden::clients;
 
 namespace {
 

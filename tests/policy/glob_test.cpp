@@ -9,7 +9,7 @@
 #include <utility>
 #include <fstream>
 
-using namespace warden::config;
+using namespace warden::policy;
 
 TEST_CASE("glob: * stays inside one path segment, ** crosses segments; classes, negation and escapes") {
   // Pattern, text, and whether the one matches the other.

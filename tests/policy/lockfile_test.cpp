@@ -10,7 +10,7 @@
 #include <filesystem>
 
 
-using namespace warden::config;
+using namespace warden::policy;
 using nlohmann::json;
 using warden::analysis::server_surface;
 

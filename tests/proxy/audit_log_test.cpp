@@ -327,7 +327,7 @@ TEST_CASE("a call record written through the policy inspector: peer values redac
   options.max_depth = 12;
   auto log = open_log(options);
   policy_inspector_options settings;
-  settings.mode = warden::config::mode::audit;
+  settings.mode = warden::policy::mode::audit;
   settings.audit = log.get();
   settings.session_id = "session-1";
   auto inspector = policy_inspector::create(settings);
