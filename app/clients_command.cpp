@@ -152,7 +152,8 @@ void print_outcomes(const clients::rewrite& change) {
   }
 }
 
-enum class rewrite_kind { wrap, unwrap };
+enum class rewrite_kind { wrap,
+                          unwrap };
 
 int run_rewrite(rewrite_kind kind, const std::vector<std::string>& args) {
   const bool wrapping = kind == rewrite_kind::wrap;
@@ -199,7 +200,7 @@ int run_rewrite(rewrite_kind kind, const std::vector<std::string>& args) {
     }
     std::optional<clients::client_config> backup;
     if (auto from_backup = clients::load_client_config({location.client, location.scope, backup_path(location.path),
-                                                       location.layout});
+                                                        location.layout});
         from_backup)
       backup = std::move(*from_backup);
     auto change = wrapping ? clients::wrap_config(*loaded, options)
@@ -216,7 +217,7 @@ int run_rewrite(rewrite_kind kind, const std::vector<std::string>& args) {
     if (!change->changed) continue;
     if (dry_run) {
       std::fputs(clients::unified_diff(loaded->text, change->text, location.path.string(),
-                                      location.path.string() + " (" + cli.get_name() + "ped)")
+                                       location.path.string() + " (" + cli.get_name() + "ped)")
                      .c_str(),
                  stdout);
       continue;
@@ -274,7 +275,8 @@ int run_discover_command(const std::vector<std::string>& args) {
       if (!json) std::printf("  note: %s\n", note.c_str());
     if (loaded->servers.empty() && loaded->notes.empty() && !json) std::printf("  (no servers)\n");
     for (const auto& entry : loaded->servers) {
-      std::string state = entry.wrapped ? "wrapped" : entry.note.empty() ? "" : "cannot wrap";
+      std::string state = entry.wrapped ? "wrapped" : entry.note.empty() ? ""
+                                                                         : "cannot wrap";
       if (entry.disabled) state += state.empty() ? "disabled" : ", disabled";
       item["servers"].push_back({{"name", entry.name},
                                  {"project", entry.project},
@@ -287,7 +289,7 @@ int run_discover_command(const std::vector<std::string>& args) {
                                  {"note", entry.note}});
       if (!json) {
         std::printf("  %-28s %s%s%s\n", entry_label(entry.name, entry.project).c_str(), clients::describe_entry(entry).c_str(),
-                    state.empty() ? "" : "  [" , state.empty() ? "" : (state + "]").c_str());
+                    state.empty() ? "" : "  [", state.empty() ? "" : (state + "]").c_str());
         if (!entry.note.empty()) std::printf("  %-28s note: %s\n", "", entry.note.c_str());
       }
     }

@@ -15,7 +15,7 @@ clients::option_lookup option_lookup_of(const CLI::App& cli) {
       // take none (a flag, or an optional value) gets a value only as --name=value here.
       const int least = std::min(option->get_type_size_min(), option->get_items_expected_min());
       return option->get_items_expected_max() == 0 || least == 0 ? clients::option_kind::flag
-                                                                  : clients::option_kind::takes_value;
+                                                                 : clients::option_kind::takes_value;
     }
     return std::nullopt;
   };

@@ -84,7 +84,8 @@ int pins_command(const std::vector<std::string>& args) {
     return 2;
   }
   const std::string verb = args[0];
-  CLI::App cli{"mcp-warden pins " + verb + " [SERVER] [--lockfile FILE] [-- COMMAND...]\n"
+  CLI::App cli{"mcp-warden pins " + verb +
+               " [SERVER] [--lockfile FILE] [-- COMMAND...]\n"
                "SERVER: identity (argv), server name or glob. With -- COMMAND the server is enumerated live;\n"
                "otherwise the surface the proxy last saw (pending drift) is used."};
   std::string lockfile_path = "mcp-warden.lock.json", selector;
@@ -183,8 +184,9 @@ bool print_verify_report(const std::string& path, const proxy::checkpoint_verifi
 }
 
 int log_verify(const std::vector<std::string>& args) {
-  CLI::App cli{"mcp-warden log verify [--pubkey KEY.pub]... [--received] FILE...: check the hash chain (and rotated FILE.N)\n"
-               "and, with --pubkey, every signed checkpoint; exit 1 at the first bad record"};
+  CLI::App cli{
+      "mcp-warden log verify [--pubkey KEY.pub]... [--received] FILE...: check the hash chain (and rotated FILE.N)\n"
+      "and, with --pubkey, every signed checkpoint; exit 1 at the first bad record"};
   std::vector<std::string> paths, pubkeys;
   bool received = false;
   cli.add_option("FILE", paths, "Audit log(s)")->required();
@@ -206,8 +208,9 @@ int log_verify(const std::vector<std::string>& args) {
 }
 
 int log_keygen(const std::vector<std::string>& args) {
-  CLI::App cli{"mcp-warden log keygen --out PREFIX: a key pair for --audit-sign-key: PREFIX.key (private, mode 0600)\n"
-               "and PREFIX.pub (for log verify --pubkey); never overwrites"};
+  CLI::App cli{
+      "mcp-warden log keygen --out PREFIX: a key pair for --audit-sign-key: PREFIX.key (private, mode 0600)\n"
+      "and PREFIX.pub (for log verify --pubkey); never overwrites"};
   std::string prefix;
   cli.add_option("--out", prefix, "Path prefix of the two files")->required();
   if (int code = parse_cli(cli, args); code >= 0) return code;
@@ -224,7 +227,9 @@ std::string since_threshold(const std::string& since) {
   const std::string digits = since.substr(0, since.size() - 1);
   if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos && std::string("smhd").find(unit) != std::string::npos) {
     const long long n = std::stoll(digits);
-    const long long seconds = n * (unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400);
+    const long long seconds = n * (unit == 's' ? 1 : unit == 'm' ? 60
+                                                 : unit == 'h'   ? 3600
+                                                                 : 86400);
     const auto when = std::chrono::system_clock::now() - std::chrono::seconds(seconds);
     const std::time_t t = std::chrono::system_clock::to_time_t(when);
     std::tm parts{};

@@ -38,11 +38,11 @@ constexpr int exit_clean = 0, exit_gate = 1, exit_usage = 2, exit_enumerate = 3;
 
 // One server to enumerate: a stdio command, or a remote URL reached through our own --upstream.
 struct scan_target {
-  std::string name;                 // unique display name in the report
+  std::string name;  // unique display name in the report
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;
-  std::string source;               // "Claude Desktop /path/to/file: NAME"
-  std::string skip_reason;          // set: reported, not enumerated
+  std::string source;       // "Claude Desktop /path/to/file: NAME"
+  std::string skip_reason;  // set: reported, not enumerated
 };
 
 struct scan_outcome {
@@ -357,7 +357,7 @@ int run_config_scan_command(const std::vector<std::string>& args) {
     if (outcomes[i].surface) {
       analysis::server_surface surface = *outcomes[i].surface;
       surface.name = targets[i].name;  // the name the user gave it in the config
-      surface.identity.clear();         // the argv as configured, not our timeout wrapper
+      surface.identity.clear();        // the argv as configured, not our timeout wrapper
       for (const auto& word : targets[i].argv) surface.identity += (surface.identity.empty() ? "" : " ") + word;
       inputs.push_back({std::move(surface), targets[i].source});
     } else {

@@ -46,9 +46,10 @@ struct serve_settings {
 // Options end at "--" or at COMMAND, as for the stdio proxy (app/command_line.hpp).
 result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
   serve_settings settings;
-  CLI::App cli{"mcp-warden serve: an HTTP front for an MCP server, one proxied session per client.\n"
-               "Usage: mcp-warden serve [--listen 127.0.0.1:8080] [options] ([--] COMMAND [ARGS...] | --upstream URL)\n"
-               "Options end at '--' or at COMMAND, the first word that is not one of them."};
+  CLI::App cli{
+      "mcp-warden serve: an HTTP front for an MCP server, one proxied session per client.\n"
+      "Usage: mcp-warden serve [--listen 127.0.0.1:8080] [options] ([--] COMMAND [ARGS...] | --upstream URL)\n"
+      "Options end at '--' or at COMMAND, the first word that is not one of them."};
   auto& f = settings.front;
   auto& s = settings.session;
   listen_settings listen{"127.0.0.1:8080", {}};

@@ -15,7 +15,14 @@ struct json_short_escape {
 };
 
 inline constexpr json_short_escape json_short_escapes[] = {
-    {'"', '"'}, {'\\', '\\'}, {'/', '/'}, {'b', '\b'}, {'f', '\f'}, {'n', '\n'}, {'r', '\r'}, {'t', '\t'},
+    {'"', '"'},
+    {'\\', '\\'},
+    {'/', '/'},
+    {'b', '\b'},
+    {'f', '\f'},
+    {'n', '\n'},
+    {'r', '\r'},
+    {'t', '\t'},
 };
 
 namespace detail {

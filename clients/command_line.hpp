@@ -11,7 +11,8 @@
 
 namespace warden::clients {
 
-enum class option_kind { flag, takes_value };
+enum class option_kind { flag,
+                         takes_value };
 
 // What a command knows about one of its options, by spelling ("--env", "-o"); nullopt: no such option.
 using option_lookup = std::function<std::optional<option_kind>(std::string_view spelling)>;

@@ -60,7 +60,9 @@ class histogram {
   std::atomic<double> sum_{0.0};
 };
 
-enum class metric_type { counter, gauge, histogram };
+enum class metric_type { counter,
+                         gauge,
+                         histogram };
 
 class family_base {
  public:

@@ -37,7 +37,7 @@ std::string_view to_string(result_action what) noexcept {
 
 namespace {
 constexpr std::string_view role_names[role_count] = {"untrusted_content", "private_data", "external_sink",
-                                                     "code_execution",    "destructive",  "filesystem_write"};
+                                                     "code_execution", "destructive", "filesystem_write"};
 }
 
 std::string_view to_string(role what) noexcept { return role_names[static_cast<std::size_t>(what)]; }
@@ -200,6 +200,7 @@ class position_index {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+
  public:
   // Where the member name of `pointer` starts (its value's position when unknown).
   std::size_t key_offset(const std::string& pointer) const {
@@ -418,8 +419,7 @@ class policy_reader {
 };
 
 void policy_reader::read(const ojson& doc, policy& out) {
-  if (!only(doc, "", {"$schema", "version", "mode", "default", "tools", "roles", "surface", "results", "secrets",
-                      "flows", "pins", "askTimeoutSeconds"}))
+  if (!only(doc, "", {"$schema", "version", "mode", "default", "tools", "roles", "surface", "results", "secrets", "flows", "pins", "askTimeoutSeconds"}))
     return;
   if (auto it = doc.find("version"); it != doc.end()) {
     if (!it->is_number_integer() || it->get<std::int64_t>() != 1) return fail("/version", "only version 1 is supported");
@@ -459,7 +459,8 @@ void policy_reader::read(const ojson& doc, policy& out) {
       }
     }
     for (auto [key, target] : {std::pair<const char*, bool*>{"tools", &out.surface.tools},
-                               {"prompts", &out.surface.prompts}, {"resources", &out.surface.resources}}) {
+                               {"prompts", &out.surface.prompts},
+                               {"resources", &out.surface.resources}}) {
       if (!member(*it, key, std::string("/surface/") + key, *target, &policy_reader::boolean)) return;
     }
   }
@@ -577,8 +578,7 @@ void policy_reader::read_constraint(const ojson& v, const std::string& pointer, 
 void policy_reader::read_results(const ojson& v, const std::string& pointer, result_rules& r) {
   if (!only(v, pointer, {"injection", "hiddenUnicode", "ansi", "resources", "prompts"})) return;
   auto read_action = [&](const ojson& a, const std::string& at) {
-    return choice<result_action>(a, at, {{"off", result_action::off}, {"log", result_action::log},
-                                         {"sanitize", result_action::sanitize}, {"block", result_action::block}});
+    return choice<result_action>(a, at, {{"off", result_action::off}, {"log", result_action::log}, {"sanitize", result_action::sanitize}, {"block", result_action::block}});
   };
   for (auto [key, what, level] :
        {std::tuple<const char*, result_action*, analysis::severity*>{"injection", &r.injection, &r.injection_at},

@@ -34,7 +34,8 @@ std::string_view to_string(item_kind kind) noexcept {
 namespace {
 
 const char* name_member(item_kind kind) {
-  return kind == item_kind::resource ? "uri" : kind == item_kind::resource_template ? "uriTemplate" : "name";
+  return kind == item_kind::resource ? "uri" : kind == item_kind::resource_template ? "uriTemplate"
+                                                                                    : "name";
 }
 
 std::string item_name(item_kind kind, const json& item) {
@@ -43,7 +44,8 @@ std::string item_name(item_kind kind, const json& item) {
   return it != item.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-int rank(action a) { return a == action::deny ? 2 : a == action::ask ? 1 : 0; }
+int rank(action a) { return a == action::deny ? 2 : a == action::ask ? 1
+                                                                     : 0; }
 
 policy::role_set from_analysis(std::uint8_t roles) {
   using analysis::role;
@@ -134,8 +136,9 @@ void policy_engine::judge_items(const analysis::server_surface& surface) {
     item_verdict v;
     const std::string name = item_name(kind, *item);
     const std::string prefix = kind == item_kind::tool ? "tools[" : kind == item_kind::prompt ? "prompts["
-                               : kind == item_kind::resource ? "resources[" : "resourceTemplates[";
-    const bool covered = kind == item_kind::tool ? policy_.surface.tools
+                                                                : kind == item_kind::resource ? "resources["
+                                                                                              : "resourceTemplates[";
+    const bool covered = kind == item_kind::tool     ? policy_.surface.tools
                          : kind == item_kind::prompt ? policy_.surface.prompts
                                                      : policy_.surface.resources;
     if (policy_.surface.hide_at && covered) {
@@ -192,7 +195,8 @@ std::string policy_engine::hidden_reason(item_kind kind, const std::string& name
 
 json policy_engine::filter_listing(item_kind kind, const json& result, std::vector<std::string>& removed) const {
   const char* key = kind == item_kind::tool ? "tools" : kind == item_kind::prompt ? "prompts"
-                    : kind == item_kind::resource ? "resources" : "resourceTemplates";
+                                                    : kind == item_kind::resource ? "resources"
+                                                                                  : "resourceTemplates";
   json out = result;
   if (!out.is_object() || !out.contains(key) || !out[key].is_array()) return out;
   json kept = json::array();
@@ -335,9 +339,9 @@ call_decision policy_engine::decide_call(std::string_view tool, const call_argum
   }
   if (pins_set_ && policy_.pins.hide_drift) {
     const std::string why = definition ? drift_reason(item_kind::tool, std::string(tool), definition->digest)
-                                       : (pins_ && !pins_->items.count(policy::item_key("tool", std::string(tool))))
-                                             ? "tool '" + std::string(tool) + "' is not pinned"
-                                             : std::string();
+                            : (pins_ && !pins_->items.count(policy::item_key("tool", std::string(tool))))
+                                ? "tool '" + std::string(tool) + "' is not pinned"
+                                : std::string();
     if (!why.empty()) merge(d, action::deny, "pins.drift", why + "; approve with 'mcp-warden pins approve'");
   }
 
@@ -354,8 +358,9 @@ call_decision policy_engine::decide_call(std::string_view tool, const call_argum
   }
   const action base = rule && rule->decision ? *rule->decision : policy_.default_action;
   // Named only when a rule matched or the default does not allow (this runs on every call).
-  const std::string rule_id = rule ? "tools[" + std::to_string(rule_index) + "]"
-                              : base != action::allow ? std::string("default") : std::string();
+  const std::string rule_id = rule                    ? "tools[" + std::to_string(rule_index) + "]"
+                              : base != action::allow ? std::string("default")
+                                                      : std::string();
   if (base != action::allow)
     merge(d, base, rule_id,
           (rule && rule->decision ? "rule " + rule_id + " (" + rule->location + ")" : std::string("default action")) + ": " +

@@ -30,20 +30,22 @@ inline constexpr std::string_view allowed_by_default = "allowed by default";
 
 struct call_decision {
   policy::action what = policy::action::allow;
-  std::string reason;               // precise, for the audit log (never shown to the model); "" for allowed_by_default
-  std::string ask_text;             // for the user when what == ask
-  std::vector<std::string> rules;   // every rule that matched, e.g. "tools[1]", "flow.untrusted_then_sink"
-  std::vector<std::string> secrets; // credential kinds seen in the arguments
+  std::string reason;                // precise, for the audit log (never shown to the model); "" for allowed_by_default
+  std::string ask_text;              // for the user when what == ask
+  std::vector<std::string> rules;    // every rule that matched, e.g. "tools[1]", "flow.untrusted_then_sink"
+  std::vector<std::string> secrets;  // credential kinds seen in the arguments
 };
 
 struct result_judgement {
-  enum class outcome { pass, sanitized, blocked } what = outcome::pass;
-  std::vector<std::string> rules;   // analysis rule ids / result rules that fired
+  enum class outcome { pass,
+                       sanitized,
+                       blocked } what = outcome::pass;
+  std::vector<std::string> rules;  // analysis rule ids / result rules that fired
   std::string reason;
   std::size_t secrets_redacted = 0;
   std::size_t removed_invisible = 0, removed_escapes = 0;
-  nlohmann::json replacement;       // sanitized: the new result; blocked: the error result (tools/call)
-  bool changed = false;             // replacement differs from the original (sanitised or redacted)
+  nlohmann::json replacement;  // sanitized: the new result; blocked: the error result (tools/call)
+  bool changed = false;        // replacement differs from the original (sanitised or redacted)
 };
 
 // A tools/call's arguments: the client's JSON text, or a document. The policy searches the text
@@ -51,7 +53,7 @@ struct result_judgement {
 // parses its copy on the audit writer's thread, off the relay.
 class call_arguments {
  public:
-  call_arguments() = default;  // none: an empty object
+  call_arguments() = default;                                                  // none: an empty object
   call_arguments(nlohmann::json document) : document_(std::move(document)) {}  // NOLINT: implicit, a document is one
   // One JSON value, already validated (a slice of an accepted message).
   static call_arguments from_text(std::string_view text);
@@ -66,12 +68,15 @@ class call_arguments {
   std::vector<std::string> secret_kinds(bool generic) const;
 
  private:
-  std::string text_;                              // "" when there is none, or a document
+  std::string text_;  // "" when there is none, or a document
   mutable std::optional<nlohmann::json> document_;
 };
 
 // The kinds of listed items the surface rules cover.
-enum class item_kind { tool, prompt, resource, resource_template };
+enum class item_kind { tool,
+                       prompt,
+                       resource,
+                       resource_template };
 std::string_view to_string(item_kind kind) noexcept;
 
 // Generic texts the model sees; deliberately say nothing about which rule fired.
@@ -123,7 +128,7 @@ class policy_engine {
 
  private:
   struct item_verdict {
-    std::string hide_reason;   // surface findings at or above the threshold
+    std::string hide_reason;  // surface findings at or above the threshold
     policy::role_set roles = 0;
   };
   // An item as last listed, with its pin digest computed once (calls look it up by name).
@@ -142,13 +147,13 @@ class policy_engine {
   policy::mode mode_;
   std::string server_name_;
   std::string home_;
-  std::map<std::string, item_verdict> verdicts_;       // by pin digest
+  std::map<std::string, item_verdict> verdicts_;                // by pin digest
   std::map<std::string, known_item, std::less<>> known_tools_;  // latest definition seen per tool name
-  std::map<std::string, known_item> known_items_;                // prompts/resources by kind:name
+  std::map<std::string, known_item> known_items_;               // prompts/resources by kind:name
   const policy::server_pins* pins_ = nullptr;
   bool pins_set_ = false;
-  std::string untrusted_source_;   // first untrusted-content tool that returned data
-  std::string private_source_;     // first private-data tool that returned data
+  std::string untrusted_source_;                                                         // first untrusted-content tool that returned data
+  std::string private_source_;                                                           // first private-data tool that returned data
   std::map<std::size_t, std::map<std::string, std::deque<clock::time_point>>> windows_;  // rule -> tool -> calls
 };
 

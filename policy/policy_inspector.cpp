@@ -241,10 +241,10 @@ verdict policy_inspector::ask_user(const message& msg, pending& entry) {
   v.reason = entry.decision.reason;
   v.more().ask_timeout = std::chrono::seconds(options_.rules.ask_timeout_seconds);
   v.more().question = {{"message", text},
-                {"requestedSchema",
-                 {{"type", "object"},
-                  {"properties", {{"approve", {{"type", "boolean"}, {"title", "Allow this call"}, {"description", "Allow this one call"}}}}},
-                  {"required", json::array({"approve"})}}}};
+                       {"requestedSchema",
+                        {{"type", "object"},
+                         {"properties", {{"approve", {{"type", "boolean"}, {"title", "Allow this call"}, {"description", "Allow this one call"}}}}},
+                         {"required", json::array({"approve"})}}}};
   const json id = msg.id;
   v.more().resume = [this, key, id](const json* answer) -> verdict {
     auto it = pending_.find(key);
@@ -341,9 +341,11 @@ verdict policy_inspector::on_answer(pending entry, const message& msg, const jso
     analysis::server_surface page;
     page.name = server_name_;
     const char* member = *kind == item_kind::tool ? "tools" : *kind == item_kind::prompt ? "prompts"
-                         : *kind == item_kind::resource ? "resources" : "resourceTemplates";
+                                                          : *kind == item_kind::resource ? "resources"
+                                                                                         : "resourceTemplates";
     json& target = *kind == item_kind::tool ? page.tools : *kind == item_kind::prompt ? page.prompts
-                   : *kind == item_kind::resource ? page.resources : page.resource_templates;
+                                                       : *kind == item_kind::resource ? page.resources
+                                                                                      : page.resource_templates;
     target = result->value(member, json::array());
     engine_.judge_items(page);
     std::vector<std::string> removed;
@@ -371,7 +373,8 @@ void policy_inspector::apply_judgement(const pending& entry, const json& id, res
   if (entry.method == "tools/call"sv && !(blocked && engine_.enforcing())) engine_.note_call_result(entry.tool, is_error);
   if (judged.rules.empty() && !judged.changed) return;
   extra["result_rules"] = rules_json(judged.rules);
-  extra["result_action"] = blocked ? "block" : judged.what == result_judgement::outcome::sanitized ? "sanitize" : "redact";
+  extra["result_action"] = blocked ? "block" : judged.what == result_judgement::outcome::sanitized ? "sanitize"
+                                                                                                   : "redact";
   if (!judged.reason.empty()) extra["result_reason"] = judged.reason;
   if (judged.removed_invisible + judged.removed_escapes > 0)
     extra["removed"] = {{"invisible", judged.removed_invisible}, {"escapes", judged.removed_escapes}};

@@ -20,13 +20,13 @@ using transports::make_http_response;
 
 // What a POST body holds, as far as routing is concerned.
 struct body_summary {
-  bool valid = true;                 // every item is a JSON-RPC 2.0 message
+  bool valid = true;  // every item is a JSON-RPC 2.0 message
   std::vector<json> request_ids;
   std::vector<std::string> progress_tokens;  // id keys of _meta.progressToken
   bool has_initialize = false;
   std::size_t items = 0;
-  std::string modern_version;        // _meta protocol version (stateless era)
-  std::string init_version;          // initialize params.protocolVersion
+  std::string modern_version;  // _meta protocol version (stateless era)
+  std::string init_version;    // initialize params.protocolVersion
 };
 
 // Read from the body's classification (`bytes`: the body it was classified from).
@@ -92,7 +92,7 @@ classified_body classify_body(request_t& req, const parse_limits& limits) {
 }  // namespace
 
 asio::awaitable<bool> http_front::impl::send_error(any_stream& stream, const request_t& req, http::status status, int code,
-                                                 const std::string& message, std::string header, std::string value) {
+                                                   const std::string& message, std::string header, std::string value) {
   auto res = make_http_response(req, status, error_response(nullptr, code, message));
   if (!header.empty()) res.set(header, value);
   co_return co_await send(stream, std::move(res));
@@ -128,8 +128,8 @@ asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_
       spdlog::error("cannot start a server for a new session: {}", created.error_message());
       // The answer to the client's initialize, with its id: the cause is what the client shows.
       auto res = make_http_response(req, http::status::bad_gateway,
-                               error_response(summary.request_ids.empty() ? json(nullptr) : summary.request_ids.front(), -32000,
-                                              "mcp-warden cannot start the server: " + created.error_message()));
+                                    error_response(summary.request_ids.empty() ? json(nullptr) : summary.request_ids.front(), -32000,
+                                                   "mcp-warden cannot start the server: " + created.error_message()));
       co_return co_await send(stream, std::move(res));
     }
     s = *created;

@@ -93,10 +93,10 @@ TEST_CASE("discovery: every sample config is found and reads cleanly") {
     CHECK_MESSAGE(config, config.error_message());
   }
   const std::vector<std::string> expected{
-      "home/.config/Claude/claude_desktop_config.json", "home/.claude.json",  "home/.cursor/mcp.json",
-      "home/.config/Code/User/settings.json",          "home/.codeium/windsurf/mcp_config.json",
-      "home/.gemini/settings.json",                    "home/.codex/config.toml", "home/.config/zed/settings.json",
-      "home/.continue/config.json",                    "project/.mcp.json",  "project/.cursor/mcp.json",
+      "home/.config/Claude/claude_desktop_config.json", "home/.claude.json", "home/.cursor/mcp.json",
+      "home/.config/Code/User/settings.json", "home/.codeium/windsurf/mcp_config.json",
+      "home/.gemini/settings.json", "home/.codex/config.toml", "home/.config/zed/settings.json",
+      "home/.continue/config.json", "project/.mcp.json", "project/.cursor/mcp.json",
       "project/.vscode/mcp.json"};
   CHECK(found == expected);
 }
@@ -267,8 +267,11 @@ TEST_CASE("classify_path: by name, then by content") {
 
 TEST_CASE("is_warden_command and describe_entry") {
   const std::pair<std::string_view, bool> commands[] = {
-      {"mcp-warden", true}, {"/usr/local/bin/mcp-warden", true}, {"C:\\bin\\mcp-warden.exe", true},
-      {"mcp-warden-helper", false}, {"npx", false},
+      {"mcp-warden", true},
+      {"/usr/local/bin/mcp-warden", true},
+      {"C:\\bin\\mcp-warden.exe", true},
+      {"mcp-warden-helper", false},
+      {"npx", false},
   };
   for (const auto& [command, ours] : commands) {
     CAPTURE(command);

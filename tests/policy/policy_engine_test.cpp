@@ -11,8 +11,8 @@
 using namespace warden;
 using namespace warden::proxy;
 using namespace warden::protocol;
-using policy::action;
 using nlohmann::json;
+using policy::action;
 
 namespace {
 

@@ -140,5 +140,7 @@ TEST_CASE("Mcp-Name header encoding") {
   CHECK(encode_mcp_header_value("file:///tmp/a b") == "file:///tmp/a b");
   CHECK(encode_mcp_header_value(" padded") == "=?base64?IHBhZGRlZA==?=");
   CHECK(encode_mcp_header_value("h\xC3\xA9") == "=?base64?aMOp?=");
-  CHECK(encode_mcp_header_value("") == "=?base64?" "?=");
+  CHECK(encode_mcp_header_value("") ==
+        "=?base64?"
+        "?=");
 }
