@@ -11,14 +11,14 @@ namespace warden::app {
 
 // home empty: $HOME plus APPDATA / XDG_CONFIG_HOME / CODEX_HOME from the environment; an explicit
 // home ignores those (a sandbox). project empty: the current directory.
-config::discovery_options discovery_from(const std::string& home, const std::string& project);
+clients::discovery_options discovery_from(const std::string& home, const std::string& project);
 // --home and --project, the two arguments of discovery_from.
 void add_discovery_options(CLI::App& cli, std::string& home, std::string& project);
 
 // The candidate locations that exist as regular files.
-std::vector<config::config_location> existing_locations(const config::discovery_options& options);
+std::vector<clients::config_location> existing_locations(const clients::discovery_options& options);
 
 // An explicitly named config file, classified by name and content.
-result<config::config_location> location_of_file(const std::string& path);
+result<clients::config_location> location_of_file(const std::string& path);
 
 }  // namespace warden::app

@@ -26,8 +26,8 @@ void add_discovery_options(CLI::App& cli, std::string& home, std::string& projec
   cli.add_option("--project", project, "Project directory for project configs (default: the current directory)");
 }
 
-config::discovery_options discovery_from(const std::string& home, const std::string& project) {
-  config::discovery_options options;
+clients::discovery_options discovery_from(const std::string& home, const std::string& project) {
+  clients::discovery_options options;
   if (!home.empty()) {
     // An explicit home is a sandbox (tests, other users): the caller's environment does not leak in.
     options.home = home;
@@ -41,28 +41,28 @@ config::discovery_options discovery_from(const std::string& home, const std::str
   return options;
 }
 
-std::vector<config::config_location> existing_locations(const config::discovery_options& options) {
-  std::vector<config::config_location> out;
-  for (auto& location : config::candidate_locations(options)) {
+std::vector<clients::config_location> existing_locations(const clients::discovery_options& options) {
+  std::vector<clients::config_location> out;
+  for (auto& location : clients::candidate_locations(options)) {
     std::error_code ec;
     if (fs::is_regular_file(location.path, ec)) out.push_back(std::move(location));
   }
   return out;
 }
 
-result<config::config_location> location_of_file(const std::string& path) {
+result<clients::config_location> location_of_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return error{path + ": cannot be read"};
   std::string head(4096, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));
-  return config::classify_path(path, head);
+  return clients::classify_path(path, head);
 }
 
 namespace {
 
-std::string scope_label(const config::client_config& config) {
-  const std::string client(config::display_name(config.location.client));
+std::string scope_label(const clients::client_config& config) {
+  const std::string client(clients::display_name(config.location.client));
   return config.location.scope == "file" ? client : client + " (" + config.location.scope + ")";
 }
 
@@ -124,11 +124,11 @@ result<bool> replace_file(const fs::path& path, const std::string& content, cons
 fs::path backup_path(const fs::path& path) { return path.string() + ".mcp-warden.bak"; }
 
 struct target_set {
-  std::vector<config::config_location> locations;
+  std::vector<clients::config_location> locations;
   int failures = 0;
 };
 
-target_set resolve_targets(const std::vector<std::string>& files, bool all, const config::discovery_options& discovery,
+target_set resolve_targets(const std::vector<std::string>& files, bool all, const clients::discovery_options& discovery,
                            const char* command) {
   target_set out;
   if (all) out.locations = existing_locations(discovery);
@@ -144,15 +144,16 @@ target_set resolve_targets(const std::vector<std::string>& files, bool all, cons
   return out;
 }
 
-void print_outcomes(const config::rewrite& change) {
+void print_outcomes(const clients::rewrite& change) {
   for (const auto& outcome : change.outcomes) {
     std::printf("  %-28s %s%s%s\n", entry_label(outcome.name, outcome.project).c_str(),
-                std::string(config::to_string(outcome.action)).c_str(), outcome.note.empty() ? "" : ": ",
+                std::string(clients::to_string(outcome.action)).c_str(), outcome.note.empty() ? "" : ": ",
                 outcome.note.c_str());
   }
 }
 
-enum class rewrite_kind { wrap, unwrap };
+enum class rewrite_kind { wrap,
+                          unwrap };
 
 int run_rewrite(rewrite_kind kind, const std::vector<std::string>& args) {
   const bool wrapping = kind == rewrite_kind::wrap;
@@ -180,7 +181,7 @@ int run_rewrite(rewrite_kind kind, const std::vector<std::string>& args) {
     return 2;
   }
 
-  config::wrap_options options;
+  clients::wrap_options options;
   options.warden_path = warden.empty() ? own_executable() : warden;
   if (!policy.empty()) options.warden_args = {"--policy", absolute_path(policy)};
   options.warden_args.insert(options.warden_args.end(), proxy_args.begin(), proxy_args.end());
@@ -191,19 +192,19 @@ int run_rewrite(rewrite_kind kind, const std::vector<std::string>& args) {
   int failures = targets.failures;
   if (targets.locations.empty() && failures == 0) std::printf("no MCP client configs found\n");
   for (const auto& location : targets.locations) {
-    auto loaded = config::load_client_config(location);
+    auto loaded = clients::load_client_config(location);
     if (!loaded) {
       std::fprintf(stderr, "mcp-warden %s: %s\n", cli.get_name().c_str(), loaded.error_message().c_str());
       ++failures;
       continue;
     }
-    std::optional<config::client_config> backup;
-    if (auto from_backup = config::load_client_config({location.client, location.scope, backup_path(location.path),
-                                                       location.layout});
+    std::optional<clients::client_config> backup;
+    if (auto from_backup = clients::load_client_config({location.client, location.scope, backup_path(location.path),
+                                                        location.layout});
         from_backup)
       backup = std::move(*from_backup);
-    auto change = wrapping ? config::wrap_config(*loaded, options)
-                           : config::unwrap_config(*loaded, backup ? &*backup : nullptr);
+    auto change = wrapping ? clients::wrap_config(*loaded, options)
+                           : clients::unwrap_config(*loaded, backup ? &*backup : nullptr);
     std::printf("%s %s\n", scope_label(*loaded).c_str(), location.path.string().c_str());
     for (const auto& note : loaded->notes) std::printf("  note: %s\n", note.c_str());
     if (!change) {
@@ -215,8 +216,8 @@ int run_rewrite(rewrite_kind kind, const std::vector<std::string>& args) {
     print_outcomes(*change);
     if (!change->changed) continue;
     if (dry_run) {
-      std::fputs(config::unified_diff(loaded->text, change->text, location.path.string(),
-                                      location.path.string() + " (" + cli.get_name() + "ped)")
+      std::fputs(clients::unified_diff(loaded->text, change->text, location.path.string(),
+                                       location.path.string() + " (" + cli.get_name() + "ped)")
                      .c_str(),
                  stdout);
       continue;
@@ -256,11 +257,11 @@ int run_discover_command(const std::vector<std::string>& args) {
   const auto locations = existing_locations(discovery);
   if (locations.empty() && !json) std::printf("no MCP client configs found under %s\n", discovery.home.string().c_str());
   for (const auto& location : locations) {
-    auto loaded = config::load_client_config(location);
-    nlohmann::json item = {{"client", config::to_string(location.client)},
+    auto loaded = clients::load_client_config(location);
+    nlohmann::json item = {{"client", clients::to_string(location.client)},
                            {"scope", location.scope},
                            {"path", location.path.string()}};
-    if (!json) std::printf("%s %s\n", std::string(config::display_name(location.client)).c_str(), location.path.string().c_str());
+    if (!json) std::printf("%s %s\n", std::string(clients::display_name(location.client)).c_str(), location.path.string().c_str());
     if (!loaded) {
       ++failures;
       item["error"] = loaded.error_message();
@@ -274,11 +275,12 @@ int run_discover_command(const std::vector<std::string>& args) {
       if (!json) std::printf("  note: %s\n", note.c_str());
     if (loaded->servers.empty() && loaded->notes.empty() && !json) std::printf("  (no servers)\n");
     for (const auto& entry : loaded->servers) {
-      std::string state = entry.wrapped ? "wrapped" : entry.note.empty() ? "" : "cannot wrap";
+      std::string state = entry.wrapped ? "wrapped" : entry.note.empty() ? ""
+                                                                         : "cannot wrap";
       if (entry.disabled) state += state.empty() ? "disabled" : ", disabled";
       item["servers"].push_back({{"name", entry.name},
                                  {"project", entry.project},
-                                 {"transport", config::to_string(entry.transport)},
+                                 {"transport", clients::to_string(entry.transport)},
                                  {"argv", entry.argv},
                                  {"url", entry.url},
                                  {"wrapped", entry.wrapped},
@@ -286,8 +288,8 @@ int run_discover_command(const std::vector<std::string>& args) {
                                  {"disabled", entry.disabled},
                                  {"note", entry.note}});
       if (!json) {
-        std::printf("  %-28s %s%s%s\n", entry_label(entry.name, entry.project).c_str(), config::describe_entry(entry).c_str(),
-                    state.empty() ? "" : "  [" , state.empty() ? "" : (state + "]").c_str());
+        std::printf("  %-28s %s%s%s\n", entry_label(entry.name, entry.project).c_str(), clients::describe_entry(entry).c_str(),
+                    state.empty() ? "" : "  [", state.empty() ? "" : (state + "]").c_str());
         if (!entry.note.empty()) std::printf("  %-28s note: %s\n", "", entry.note.c_str());
       }
     }

@@ -4,8 +4,8 @@
 
 namespace warden::app {
 
-config::option_lookup option_lookup_of(const CLI::App& cli) {
-  return [&cli](std::string_view spelling) -> std::optional<config::option_kind> {
+clients::option_lookup option_lookup_of(const CLI::App& cli) {
+  return [&cli](std::string_view spelling) -> std::optional<clients::option_kind> {
     const bool is_long = spelling.starts_with("--");
     const std::string name(spelling.substr(is_long ? 2 : 1));
     for (const CLI::Option* option : cli.get_options()) {
@@ -14,15 +14,15 @@ config::option_lookup option_lookup_of(const CLI::App& cli) {
       // CLI11 takes at least min(type size, expected) words after the name; an option that may
       // take none (a flag, or an optional value) gets a value only as --name=value here.
       const int least = std::min(option->get_type_size_min(), option->get_items_expected_min());
-      return option->get_items_expected_max() == 0 || least == 0 ? config::option_kind::flag
-                                                                  : config::option_kind::takes_value;
+      return option->get_items_expected_max() == 0 || least == 0 ? clients::option_kind::flag
+                                                                 : clients::option_kind::takes_value;
     }
     return std::nullopt;
   };
 }
 
 std::vector<std::string> parse_options_then_command(CLI::App& cli, const std::vector<std::string>& args) {
-  auto split = config::split_command_line(args, option_lookup_of(cli));
+  auto split = clients::split_command_line(args, option_lookup_of(cli));
   if (!split) throw CLI::ExtrasError(split.error_message(), CLI::ExitCodes::ExtrasError);
   std::vector<std::string> reversed(split->options.rbegin(), split->options.rend());  // CLI11 parses it reversed
   cli.parse(reversed);

@@ -1,6 +1,6 @@
 #pragma once
 // `mcp-warden [SUBCOMMAND] [options] [--] COMMAND [ARGS...]` with CLI11: options end at the first
-// word that is not one of the command's own options (config::split_command_line), so launchers that
+// word that is not one of the command's own options (clients::split_command_line), so launchers that
 // drop "--" still work, and every word from COMMAND on reaches the server untouched.
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -14,7 +14,7 @@
 namespace warden::app {
 
 // The option table of `cli` (its named options, help and version flags included).
-config::option_lookup option_lookup_of(const CLI::App& cli);
+clients::option_lookup option_lookup_of(const CLI::App& cli);
 
 // Splits `args` at COMMAND with cli's table, parses the options part with `cli` and returns
 // COMMAND [ARGS...] (empty when none was given). Throws what cli.parse throws (CLI::ParseError,

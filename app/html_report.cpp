@@ -28,12 +28,17 @@ bool must_show(std::uint32_t cp) {
 std::uint32_t next_code_point(std::string_view text, std::size_t& i) {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char lead = byte(i);
-  std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+  std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2
+                                     : (lead >> 4) == 0xE   ? 3
+                                     : (lead >> 3) == 0x1E  ? 4
+                                                            : 0;
   if (length == 0 || i + length > text.size()) {
     ++i;
     return 0xFFFD;
   }
-  std::uint32_t cp = length == 1 ? lead : length == 2 ? (lead & 0x1Fu) : length == 3 ? (lead & 0x0Fu) : (lead & 0x07u);
+  std::uint32_t cp = length == 1 ? lead : length == 2 ? (lead & 0x1Fu)
+                                      : length == 3   ? (lead & 0x0Fu)
+                                                      : (lead & 0x07u);
   for (std::size_t k = 1; k < length; ++k) {
     if ((byte(i + k) & 0xC0) != 0x80) {
       ++i;
@@ -41,7 +46,9 @@ std::uint32_t next_code_point(std::string_view text, std::size_t& i) {
     }
     cp = (cp << 6) | (byte(i + k) & 0x3Fu);
   }
-  const std::uint32_t minimum = length == 2 ? 0x80 : length == 3 ? 0x800 : length == 4 ? 0x10000 : 0;
+  const std::uint32_t minimum = length == 2 ? 0x80 : length == 3 ? 0x800
+                                                 : length == 4   ? 0x10000
+                                                                 : 0;
   if (cp < minimum || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
     ++i;
     return 0xFFFD;
@@ -141,9 +148,12 @@ struct role_column {
   const char* color;
 };
 constexpr role_column columns[] = {
-    {role::untrusted_input, "Untrusted input", "#6a1b9a"}, {role::private_data, "Private data", "#1565c0"},
-    {role::external_sink, "External sink", "#c62828"},     {role::code_execution, "Code execution", "#e8710a"},
-    {role::destructive, "Destructive", "#8e0000"},          {role::filesystem_write, "File writes", "#00796b"},
+    {role::untrusted_input, "Untrusted input", "#6a1b9a"},
+    {role::private_data, "Private data", "#1565c0"},
+    {role::external_sink, "External sink", "#c62828"},
+    {role::code_execution, "Code execution", "#e8710a"},
+    {role::destructive, "Destructive", "#8e0000"},
+    {role::filesystem_write, "File writes", "#00796b"},
 };
 
 std::string capability_graph(const analysis_report& report) {
@@ -222,11 +232,14 @@ std::string capability_graph(const analysis_report& report) {
       }
   }
   // Scales to the page width; the viewBox keeps the proportions.
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"capability and toxic-flow graph\" "
-                    "style=\"width:100%;height:auto;max-width:" + std::to_string(width) + "px\" viewBox=\"0 0 " + std::to_string(width) + " " +
-                    std::to_string(height) + "\">";
-  svg += "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">"
-         "<path d=\"M0,0 L10,5 L0,10 z\" fill=\"#5b6475\"/></marker></defs>";
+  std::string svg =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"capability and toxic-flow graph\" "
+      "style=\"width:100%;height:auto;max-width:" +
+      std::to_string(width) + "px\" viewBox=\"0 0 " + std::to_string(width) + " " +
+      std::to_string(height) + "\">";
+  svg +=
+      "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">"
+      "<path d=\"M0,0 L10,5 L0,10 z\" fill=\"#5b6475\"/></marker></defs>";
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"#fbfcfe\"/>" + nodes + edges;
   svg += "<text x=\"" + std::to_string(gap) + "\" y=\"" + std::to_string(height - 12) + "\" font-size=\"12\" fill=\"#5b6475\">" +
          std::to_string(without_role) + " tool(s) with no risky role are not drawn. Lines: toxic flows (red: across servers, orange: within one server).</text>";

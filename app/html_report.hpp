@@ -20,8 +20,8 @@ struct unscanned_server {
 
 struct html_report_context {
   std::string title = "mcp-warden scan report";
-  std::vector<std::string> configs;          // the client configs scanned, for the header
-  std::vector<unscanned_server> unscanned;   // shown in their own section
+  std::vector<std::string> configs;         // the client configs scanned, for the header
+  std::vector<unscanned_server> unscanned;  // shown in their own section
 };
 
 std::string to_html(const analysis::analysis_report& report, const html_report_context& context);

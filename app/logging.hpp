@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "base/result.hpp"
 
@@ -26,6 +27,14 @@ std::optional<int> stop_before_start(const result<Settings>& settings, const cha
     return 2;
   }
   return std::nullopt;
+}
+
+// A command that runs a proxy, from its parsed settings: stops as stop_before_start says, or runs
+// `run` with the settings and returns its exit code.
+template <typename Settings, typename Run>
+int start_then_run(result<Settings> settings, const char* who, Run run) {
+  if (const auto code = stop_before_start(settings, who)) return *code;
+  return run(std::move(*settings));
 }
 
 }  // namespace warden::app

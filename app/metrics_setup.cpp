@@ -27,15 +27,16 @@ result<bool> resolve_metrics_options(metrics_settings& settings) {
 process_metrics::process_metrics() : metrics(registry, version) {}
 
 result<std::unique_ptr<proxy::metrics_endpoint>> start_metrics_endpoint(boost::asio::any_io_executor executor,
-                                                                         const metrics_settings& settings,
-                                                                         const process_metrics& state,
-                                                                         std::function<bool()> ready) {
+                                                                        const metrics_settings& settings,
+                                                                        const process_metrics& state,
+                                                                        std::function<bool()> ready) {
   auto endpoint = std::make_unique<proxy::metrics_endpoint>(executor, settings.options, state.registry, std::move(ready));
   if (auto listening = endpoint->listen(); !listening) return error{listening.error_message()};
   if (!transports::is_loopback_host(settings.options.listen_host) && settings.options.auth_token.empty())
-    spdlog::warn("metrics on {}, which is not a loopback address, without --metrics-auth-token-file: anyone who can "
-                 "reach it can read them",
-                 settings.options.listen_host);
+    spdlog::warn(
+        "metrics on {}, which is not a loopback address, without --metrics-auth-token-file: anyone who can "
+        "reach it can read them",
+        settings.options.listen_host);
   endpoint->start();
   return endpoint;
 }

@@ -33,9 +33,9 @@ struct process_metrics {
 
 // Binds the endpoint and starts serving (once the io_context runs). Errors are for the user (exit 2).
 result<std::unique_ptr<proxy::metrics_endpoint>> start_metrics_endpoint(boost::asio::any_io_executor executor,
-                                                                         const metrics_settings& settings,
-                                                                         const process_metrics& state,
-                                                                         std::function<bool()> ready);
+                                                                        const metrics_settings& settings,
+                                                                        const process_metrics& state,
+                                                                        std::function<bool()> ready);
 // Prints the endpoint's URL on stderr, whatever the log level: with port 0 the only way to learn it.
 void announce_metrics_endpoint(const proxy::metrics_endpoint& endpoint);
 

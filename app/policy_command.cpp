@@ -26,6 +26,13 @@ namespace {
 
 using nlohmann::json;
 
+// How these commands stop on an error: `message` on stderr (prefixed as it should read), then
+// `exit_code` for the caller to return.
+int stop(int exit_code, const std::string& message) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+  return exit_code;
+}
+
 // "--" ends our options and starts a server command (pins: SERVER is a positional before it).
 int parse_cli(CLI::App& cli, const std::vector<std::string>& args, std::vector<std::string>* command = nullptr) {
   auto separator = std::find(args.begin(), args.end(), "--");
@@ -42,29 +49,26 @@ int policy_check(const std::vector<std::string>& args) {
   std::string path;
   cli.add_option("FILE", path, "Policy file")->required();
   if (int code = parse_cli(cli, args); code >= 0) return code;
-  auto loaded = config::load_policy(path);
-  if (!loaded) {
-    std::fprintf(stderr, "%s\n", loaded.error_message().c_str());
-    return 1;
-  }
-  const config::policy& p = *loaded;
+  auto loaded = policy::load_policy(path);
+  if (!loaded) return stop(1, loaded.error_message());
+  const policy::policy& p = *loaded;
   std::printf("%s: ok: default %s, %zu tool rule(s), %zu role override(s), surface hiding %s, mode %s\n", path.c_str(),
-              std::string(config::to_string(p.default_action)).c_str(), p.tools.size(), p.roles.size(),
+              std::string(policy::to_string(p.default_action)).c_str(), p.tools.size(), p.roles.size(),
               p.surface.hide_at ? ("at or above " + std::string(analysis::to_string(*p.surface.hide_at))).c_str() : "off",
-              p.preferred_mode ? std::string(config::to_string(*p.preferred_mode)).c_str() : "from the command line");
+              p.preferred_mode ? std::string(policy::to_string(*p.preferred_mode)).c_str() : "from the command line");
   return 0;
 }
 
 // --- pins ------------------------------------------------------------------------------------------
 
-bool server_matches(const config::server_pins& s, const std::string& selector) {
+bool server_matches(const policy::server_pins& s, const std::string& selector) {
   return selector.empty() || s.identity == selector || s.server_name == selector ||
-         config::glob_match(selector, s.server_name) || config::glob_match(selector, s.identity);
+         policy::glob_match(selector, s.server_name) || policy::glob_match(selector, s.identity);
 }
 
-void print_drift(const std::vector<config::item_drift>& drift) {
+void print_drift(const std::vector<policy::item_drift>& drift) {
   for (const auto& d : drift) {
-    std::printf("  %s %s '%s'%s\n", std::string(config::to_string(d.what)).c_str(), d.kind.c_str(), d.name.c_str(),
+    std::printf("  %s %s '%s'%s\n", std::string(policy::to_string(d.what)).c_str(), d.kind.c_str(), d.name.c_str(),
                 d.previous_name.empty() ? "" : (" (was '" + d.previous_name + "')").c_str());
     for (const auto& f : d.fields) {
       std::printf("    %s:\n", f.field.c_str());
@@ -80,7 +84,8 @@ int pins_command(const std::vector<std::string>& args) {
     return 2;
   }
   const std::string verb = args[0];
-  CLI::App cli{"mcp-warden pins " + verb + " [SERVER] [--lockfile FILE] [-- COMMAND...]\n"
+  CLI::App cli{"mcp-warden pins " + verb +
+               " [SERVER] [--lockfile FILE] [-- COMMAND...]\n"
                "SERVER: identity (argv), server name or glob. With -- COMMAND the server is enumerated live;\n"
                "otherwise the surface the proxy last saw (pending drift) is used."};
   std::string lockfile_path = "mcp-warden.lock.json", selector;
@@ -89,26 +94,20 @@ int pins_command(const std::vector<std::string>& args) {
   std::vector<std::string> command;
   if (int code = parse_cli(cli, std::vector<std::string>(args.begin() + 1, args.end()), &command); code >= 0) return code;
 
-  auto lock = config::load_lockfile(lockfile_path);
-  if (!lock) {
-    std::fprintf(stderr, "mcp-warden: %s\n", lock.error_message().c_str());
-    return 2;
-  }
+  auto lock = policy::load_lockfile(lockfile_path);
+  if (!lock) return stop(2, "mcp-warden: " + lock.error_message());
   // A live surface replaces the pending one for the server the command starts.
   if (!command.empty()) {
     proxy::enumerate_options options;
     options.argv = command;
     auto surface = proxy::enumerate_server(options);
-    if (!surface) {
-      std::fprintf(stderr, "mcp-warden: cannot enumerate the server: %s\n", surface.error_message().c_str());
-      return 3;
-    }
+    if (!surface) return stop(3, "mcp-warden: cannot enumerate the server: " + surface.error_message());
     const std::string identity = transports::describe_argv(command);
     auto& entry = lock->servers[identity];
     entry.identity = identity;
     entry.server_name = surface->name;
     entry.pending.clear();
-    for (const auto& item : config::pin_surface(*surface)) entry.pending[config::item_key(item.kind, item.name)] = item;
+    for (const auto& item : policy::pin_surface(*surface)) entry.pending[policy::item_key(item.kind, item.name)] = item;
     entry.pending_seen_at = base::utc_timestamp();
     selector = identity;
   }
@@ -124,9 +123,9 @@ int pins_command(const std::vector<std::string>& args) {
       for (const auto& [key, item] : server.items) std::printf("  %-40s %s\n", key.c_str(), item.digest.substr(0, 23).c_str());
       continue;
     }
-    std::vector<config::pinned_item> current;
+    std::vector<policy::pinned_item> current;
     for (const auto& [key, item] : server.pending) current.push_back(item);
-    const auto drift = server.pending.empty() ? std::vector<config::item_drift>{} : config::diff_pins(server, current);
+    const auto drift = server.pending.empty() ? std::vector<policy::item_drift>{} : policy::diff_pins(server, current);
     if (verb == "diff") {
       if (drift.empty()) {
         std::printf("%s: no drift\n", identity.c_str());
@@ -149,15 +148,9 @@ int pins_command(const std::vector<std::string>& args) {
     server.pinned_at = base::utc_timestamp();
     std::printf("%s: approved %zu item(s)\n", identity.c_str(), server.items.size());
   }
-  if (matched == 0) {
-    std::fprintf(stderr, "mcp-warden: no pinned server matches '%s' in %s\n", selector.c_str(), lockfile_path.c_str());
-    return 1;
-  }
+  if (matched == 0) return stop(1, "mcp-warden: no pinned server matches '" + selector + "' in " + lockfile_path);
   if (verb == "approve") {
-    if (auto saved = config::save_lockfile(lockfile_path, *lock); !saved) {
-      std::fprintf(stderr, "mcp-warden: %s\n", saved.error_message().c_str());
-      return 2;
-    }
+    if (auto saved = policy::save_lockfile(lockfile_path, *lock); !saved) return stop(2, "mcp-warden: " + saved.error_message());
   }
   return verb == "diff" && drifted ? 1 : 0;
 }
@@ -191,8 +184,9 @@ bool print_verify_report(const std::string& path, const proxy::checkpoint_verifi
 }
 
 int log_verify(const std::vector<std::string>& args) {
-  CLI::App cli{"mcp-warden log verify [--pubkey KEY.pub]... [--received] FILE...: check the hash chain (and rotated FILE.N)\n"
-               "and, with --pubkey, every signed checkpoint; exit 1 at the first bad record"};
+  CLI::App cli{
+      "mcp-warden log verify [--pubkey KEY.pub]... [--received] FILE...: check the hash chain (and rotated FILE.N)\n"
+      "and, with --pubkey, every signed checkpoint; exit 1 at the first bad record"};
   std::vector<std::string> paths, pubkeys;
   bool received = false;
   cli.add_option("FILE", paths, "Audit log(s)")->required();
@@ -205,10 +199,7 @@ int log_verify(const std::vector<std::string>& args) {
   std::optional<proxy::checkpoint_verifier> keys;
   if (!pubkeys.empty()) {
     auto loaded = proxy::checkpoint_verifier::load(pubkeys);
-    if (!loaded) {
-      std::fprintf(stderr, "mcp-warden: %s\n", loaded.error_message().c_str());
-      return 2;
-    }
+    if (!loaded) return stop(2, "mcp-warden: " + loaded.error_message());
     keys = std::move(*loaded);
   }
   bool ok = true;
@@ -217,16 +208,14 @@ int log_verify(const std::vector<std::string>& args) {
 }
 
 int log_keygen(const std::vector<std::string>& args) {
-  CLI::App cli{"mcp-warden log keygen --out PREFIX: a key pair for --audit-sign-key: PREFIX.key (private, mode 0600)\n"
-               "and PREFIX.pub (for log verify --pubkey); never overwrites"};
+  CLI::App cli{
+      "mcp-warden log keygen --out PREFIX: a key pair for --audit-sign-key: PREFIX.key (private, mode 0600)\n"
+      "and PREFIX.pub (for log verify --pubkey); never overwrites"};
   std::string prefix;
   cli.add_option("--out", prefix, "Path prefix of the two files")->required();
   if (int code = parse_cli(cli, args); code >= 0) return code;
   auto id = proxy::generate_checkpoint_key(prefix);
-  if (!id) {
-    std::fprintf(stderr, "mcp-warden: %s\n", id.error_message().c_str());
-    return 1;
-  }
+  if (!id) return stop(1, "mcp-warden: " + id.error_message());
   std::printf("wrote %s.key (private, mode 0600) and %s.pub; key id %s\n", prefix.c_str(), prefix.c_str(), id->c_str());
   return 0;
 }
@@ -238,7 +227,9 @@ std::string since_threshold(const std::string& since) {
   const std::string digits = since.substr(0, since.size() - 1);
   if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos && std::string("smhd").find(unit) != std::string::npos) {
     const long long n = std::stoll(digits);
-    const long long seconds = n * (unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400);
+    const long long seconds = n * (unit == 's' ? 1 : unit == 'm' ? 60
+                                                 : unit == 'h'   ? 3600
+                                                                 : 86400);
     const auto when = std::chrono::system_clock::now() - std::chrono::seconds(seconds);
     const std::time_t t = std::chrono::system_clock::to_time_t(when);
     std::tm parts{};
@@ -264,10 +255,7 @@ int log_show(const std::vector<std::string>& args) {
   if (int code = parse_cli(cli, args); code >= 0) return code;
   const std::string threshold = since_threshold(since);
   std::ifstream in(path);
-  if (!in) {
-    std::fprintf(stderr, "mcp-warden: cannot open %s\n", path.c_str());
-    return 2;
-  }
+  if (!in) return stop(2, "mcp-warden: cannot open " + path);
   auto show = [&](const std::string& line) {
     const auto check = proxy::check_record(line);
     json record = check.ok ? check.body : json();
@@ -282,7 +270,7 @@ int log_show(const std::vector<std::string>& args) {
     if (!record.is_object()) return;
     const std::string ev = record.value("event", "");
     if (!event.empty() && ev != event) return;
-    if (!tool.empty() && !config::glob_match(tool, record.value("tool", ""))) return;
+    if (!tool.empty() && !policy::glob_match(tool, record.value("tool", ""))) return;
     if (!decision.empty() && record.value("decision", "") != decision) return;
     if (!threshold.empty() && record.value("ts", "") < threshold) return;
     if (raw) {

@@ -46,7 +46,7 @@ void add_policy_options(CLI::App& cli, policy_settings& s) {
   auto* syslog = cli.add_option("--audit-syslog", s.audit_syslog,
                                 "Also ship every audit record to a syslog receiver: tcp://HOST:PORT or tls://HOST:PORT "
                                 "(RFC 5424, octet-counted; docs/fleet.md)")
-                    ->needs(audit_log);
+                     ->needs(audit_log);
   cli.add_option("--audit-syslog-ca", s.audit_syslog_ca, "With a tls:// receiver: trust the CA certificates in FILE, not the system store")
       ->needs(syslog);
   cli.add_option("--audit-syslog-spool-mb", s.audit_syslog_spool_mb,
@@ -83,24 +83,24 @@ result<std::shared_ptr<proxy::syslog_shipper>> audit_shipper(const policy_settin
 }
 
 result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_settings& settings,
-                                                               const std::vector<std::string>& argv) {
+                                                              const std::vector<std::string>& argv) {
   std::unique_ptr<policy_runtime> runtime(new policy_runtime());
   auto signer = audit_signer(settings);
   if (!signer) return error{signer.error_message()};
   auto shipper = audit_shipper(settings);
   if (!shipper) return error{shipper.error_message()};
   runtime->shipper_ = std::move(*shipper);
-  config::policy rules = config::default_policy();
+  policy::policy rules = policy::default_policy();
   if (!settings.policy_path.empty()) {
-    auto loaded = config::load_policy(settings.policy_path);
+    auto loaded = policy::load_policy(settings.policy_path);
     if (!loaded) return error{loaded.error_message()};
     rules = std::move(*loaded);
   }
-  if (settings.pin == "strict") rules.pins.first_sight = config::pin_mode::strict;
-  if (settings.pin == "tofu") rules.pins.first_sight = config::pin_mode::tofu;
-  config::mode mode = rules.preferred_mode.value_or(config::mode::audit);
-  if (settings.mode == "enforce") mode = config::mode::enforce;
-  if (settings.mode == "audit") mode = config::mode::audit;
+  if (settings.pin == "strict") rules.pins.first_sight = policy::pin_mode::strict;
+  if (settings.pin == "tofu") rules.pins.first_sight = policy::pin_mode::tofu;
+  policy::mode mode = rules.preferred_mode.value_or(policy::mode::audit);
+  if (settings.mode == "enforce") mode = policy::mode::enforce;
+  if (settings.mode == "audit") mode = policy::mode::audit;
 
   std::random_device entropy;
   char id[20];
@@ -112,7 +112,7 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
     proxy::audit_options options;
     options.path = settings.audit_log_path;
     options.rotate_bytes = settings.audit_rotate_mb << 20;
-    options.sync = settings.audit_sync == "never" ? proxy::audit_sync::never
+    options.sync = settings.audit_sync == "never"    ? proxy::audit_sync::never
                    : settings.audit_sync == "always" ? proxy::audit_sync::always
                                                      : proxy::audit_sync::interval;
     // Secrets out, sizes capped, on the writer thread (values a peer sent: see audit_record).
@@ -149,11 +149,11 @@ result<std::unique_ptr<policy_runtime>> policy_runtime::start(const policy_setti
                              {"pid", ::getpid()},
                              {"argv", argv},
                              {"identity", runtime->identity_},
-                             {"mode", std::string(config::to_string(mode))},
+                             {"mode", std::string(policy::to_string(mode))},
                              {"policy", rules.source},
                              {"lockfile", settings.lockfile_path}});
   }
-  spdlog::info("policy '{}' in {} mode{}{}{}", rules.source, config::to_string(mode),
+  spdlog::info("policy '{}' in {} mode{}{}{}", rules.source, policy::to_string(mode),
                settings.audit_log_path.empty() ? "" : "; audit log " + settings.audit_log_path,
                *signer ? ", signed by key " + (*signer)->key_id() : "",
                runtime->shipper_ ? ", shipped to " + settings.audit_syslog : "");
@@ -185,9 +185,10 @@ void policy_runtime::session_ended(const proxy::session_outcome& outcome, const 
   audit_->close();
   const auto stats = audit_->stats();
   if (stats.not_announced)
-    spdlog::error("audit log: {} record(s) could not be written, {} of them not even as a records_dropped count "
-                  "(the log took no more writes)",
-                  stats.dropped, stats.not_announced);
+    spdlog::error(
+        "audit log: {} record(s) could not be written, {} of them not even as a records_dropped count "
+        "(the log took no more writes)",
+        stats.dropped, stats.not_announced);
   else if (stats.dropped)
     spdlog::warn("audit log: {} record(s) could not be written (recorded as records_dropped)", stats.dropped);
 }

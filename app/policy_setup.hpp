@@ -32,16 +32,16 @@ namespace warden::app {
 struct policy_settings {
   std::string policy_path;
   std::string audit_log_path;
-  std::string mode;            // "", audit, enforce
+  std::string mode;  // "", audit, enforce
   std::string lockfile_path;
-  std::string pin;             // "", tofu, strict
+  std::string pin;  // "", tofu, strict
   std::string audit_sync = "interval";
   std::uint64_t audit_rotate_mb = 64;
   std::string audit_sign_key;  // Ed25519 private key (PEM): signed checkpoints
   std::uint64_t audit_checkpoint_records = 1000;
   std::uint64_t audit_checkpoint_seconds = 60;
-  std::string audit_syslog;     // tcp://HOST:PORT or tls://HOST:PORT
-  std::string audit_syslog_ca;  // tls: CA file
+  std::string audit_syslog;                   // tcp://HOST:PORT or tls://HOST:PORT
+  std::string audit_syslog_ca;                // tls: CA file
   std::uint64_t audit_syslog_spool_mb = 256;  // (--audit-syslog needs --audit-log: enabled() holds)
   // The shipper, one per audit file (serve: started before the first session); else start() starts it.
   std::shared_ptr<proxy::syslog_shipper> audit_shipper;

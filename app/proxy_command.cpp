@@ -41,7 +41,7 @@ struct proxy_settings {
   transports::child_spec server;
   std::string save_surface_path;
   server_process_settings process;  // --env, --server-log, --log-file, ...
-  upstream_settings upstream;  // --upstream URL instead of COMMAND
+  upstream_settings upstream;       // --upstream URL instead of COMMAND
   policy_settings policy;
   metrics_settings metrics;
 };
@@ -50,9 +50,10 @@ struct proxy_settings {
 // everything is the server's argv, untouched.
 result<proxy_settings> parse_proxy_args(const std::vector<std::string>& args) {
   proxy_settings settings;
-  CLI::App cli{"mcp-warden: a live auditing proxy for MCP servers.\n"
-               "Usage: mcp-warden [options] [--] COMMAND [ARGS...]   (or --upstream URL instead of COMMAND)\n"
-               "Options end at '--' or at COMMAND, the first word that is not one of them."};
+  CLI::App cli{
+      "mcp-warden: a live auditing proxy for MCP servers.\n"
+      "Usage: mcp-warden [options] [--] COMMAND [ARGS...]   (or --upstream URL instead of COMMAND)\n"
+      "Options end at '--' or at COMMAND, the first word that is not one of them."};
   cli.set_version_flag("--version", version);
   std::size_t request_timeout_ms = 0;
   bool scrub_env = false;
@@ -298,9 +299,7 @@ int run_proxy(proxy_settings settings) {
 }  // namespace
 
 int run_proxy_command(const std::vector<std::string>& args) {
-  auto settings = parse_proxy_args(args);
-  if (const auto code = stop_before_start(settings, "mcp-warden")) return *code;
-  return run_proxy(std::move(*settings));
+  return start_then_run(parse_proxy_args(args), "mcp-warden", run_proxy);
 }
 
 }  // namespace warden::app

@@ -82,10 +82,11 @@ int run_scan_command(const std::vector<std::string>& args) {
   app.add_option("--save-surface", opt.save_surface, "Live scans: also write the enumerated surface (manifest JSON) to FILE");
   upstream_settings upstream;
   add_upstream_options(app, upstream);
-  app.footer("Live scan: mcp-warden scan [options] [--] COMMAND [ARGS...]  |  --upstream URL\n"
-             "  (options end at '--' or at COMMAND, the first word that is not one of them)\n"
-             "Client configs: mcp-warden scan [options] --config FILE | --all-configs (docs/clients.md)\n"
-             "Exit codes: 0 clean or below the gate, 1 gate failed, 2 usage or input error, 3 server could not be enumerated.");
+  app.footer(
+      "Live scan: mcp-warden scan [options] [--] COMMAND [ARGS...]  |  --upstream URL\n"
+      "  (options end at '--' or at COMMAND, the first word that is not one of them)\n"
+      "Client configs: mcp-warden scan [options] --config FILE | --all-configs (docs/clients.md)\n"
+      "Exit codes: 0 clean or below the gate, 1 gate failed, 2 usage or input error, 3 server could not be enumerated.");
   if (auto done = parse_or_exit(app, args, "mcp-warden: scan: ", " (see mcp-warden scan --help)", &opt.command)) return *done;
   const auto fail_on = check_report_options(opt.report);
   if (!fail_on) return usage_error("scan: " + fail_on.error_message());
@@ -155,9 +156,7 @@ int run_rules_command(const std::vector<std::string>& args) {
   if (format == "json") {
     json rules = json::array();
     for (const auto& r : all_rules())
-      rules.push_back({{"id", r.id}, {"severity", to_string(r.default_level)}, {"family", to_string(r.family)}, {"threat", r.threat},
-                       {"title", r.title}, {"summary", r.summary}, {"explanation", r.explanation},
-                       {"remediation", r.remediation}, {"example", r.example}});
+      rules.push_back({{"id", r.id}, {"severity", to_string(r.default_level)}, {"family", to_string(r.family)}, {"threat", r.threat}, {"title", r.title}, {"summary", r.summary}, {"explanation", r.explanation}, {"remediation", r.remediation}, {"example", r.example}});
     std::cout << dump_json(rules) << "\n";
     return exit_clean;
   }
@@ -170,7 +169,8 @@ int run_rules_command(const std::vector<std::string>& args) {
                 << " | " << to_string(r.family) << (r.threat ? " (threat)" : "") << " | " << r.summary << " |\n";
     for (const auto& r : all_rules())
       std::cout << "\n## " << r.id << "\n\n**" << r.title << "** — " << to_string(r.default_level) << ", " << to_string(r.family)
-                << (r.threat ? ", threat" : "") << "\n\n" << r.explanation << "\n\n*Remediation:* " << r.remediation
+                << (r.threat ? ", threat" : "") << "\n\n"
+                << r.explanation << "\n\n*Remediation:* " << r.remediation
                 << "\n\n*Example:* `" << r.example << "`\n";
     return exit_clean;
   }
@@ -203,7 +203,10 @@ int run_explain_command(const std::vector<std::string>& args) {
     std::size_t best_distance = 1000;
     for (const auto& r : all_rules()) {
       auto d = text::edit_distance(args[0], r.id, 6);
-      if (d < best_distance) { best_distance = d; best = r.id; }
+      if (d < best_distance) {
+        best_distance = d;
+        best = r.id;
+      }
     }
     std::string message = "explain: unknown rule '" + text::make_visible(args[0], 80) + "'";
     if (best_distance <= 6) message += "; did you mean '" + std::string(best) + "'?";

@@ -38,11 +38,11 @@ constexpr int exit_clean = 0, exit_gate = 1, exit_usage = 2, exit_enumerate = 3;
 
 // One server to enumerate: a stdio command, or a remote URL reached through our own --upstream.
 struct scan_target {
-  std::string name;                 // unique display name in the report
+  std::string name;  // unique display name in the report
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;
-  std::string source;               // "Claude Desktop /path/to/file: NAME"
-  std::string skip_reason;          // set: reported, not enumerated
+  std::string source;       // "Claude Desktop /path/to/file: NAME"
+  std::string skip_reason;  // set: reported, not enumerated
 };
 
 struct scan_outcome {
@@ -52,7 +52,7 @@ struct scan_outcome {
 
 // Placeholders clients expand in entries: ${workspaceFolder}, ${userHome}, ${env:NAME}, ${NAME},
 // ${NAME:-default}. ${input:...} cannot be answered here: it is left and noted.
-std::string expand(const std::string& text, const config::discovery_options& where, std::string& note) {
+std::string expand(const std::string& text, const clients::discovery_options& where, std::string& note) {
   std::string out;
   std::size_t i = 0;
   while (i < text.size()) {
@@ -123,8 +123,8 @@ bool find_executable(const std::string& command) {
   return false;
 }
 
-std::vector<scan_target> collect_targets(const std::vector<config::client_config>& configs,
-                                         const config::discovery_options& where, bool include_disabled) {
+std::vector<scan_target> collect_targets(const std::vector<clients::client_config>& configs,
+                                         const clients::discovery_options& where, bool include_disabled) {
   std::vector<scan_target> targets;
   std::map<std::string, std::size_t> seen;  // argv+env -> target index: one server named twice is scanned once
   std::map<std::string, int> name_uses;
@@ -132,14 +132,14 @@ std::vector<scan_target> collect_targets(const std::vector<config::client_config
   for (const auto& config : configs) {
     for (const auto& entry : config.servers) {
       scan_target target;
-      target.source = std::string(config::display_name(config.location.client)) + " " + config.location.path.string() +
+      target.source = std::string(clients::display_name(config.location.client)) + " " + config.location.path.string() +
                       ": " + entry.name + (entry.project.empty() ? "" : " [project " + entry.project + "]");
       std::string note;
       if (!entry.note.empty()) {
         target.skip_reason = entry.note;
       } else if (entry.disabled && !include_disabled) {
         target.skip_reason = "disabled in the config (--include-disabled scans it)";
-      } else if (entry.transport == config::server_transport::stdio) {
+      } else if (entry.transport == clients::server_transport::stdio) {
         const auto& argv = entry.wrapped ? entry.inner_argv : entry.argv;
         for (const auto& word : argv) target.argv.push_back(expand(word, where, note));
         for (const auto& [key, value] : entry.env) target.env[key] = expand(value, where, note);
@@ -182,7 +182,7 @@ std::vector<scan_target> collect_targets(const std::vector<config::client_config
       }
       target.name = entry.name;
       if (const int uses = name_uses[entry.name]++; uses > 0)
-        target.name += " (" + std::string(config::to_string(config.location.client)) + (uses > 1 ? " " + std::to_string(uses) : "") + ")";
+        target.name += " (" + std::string(clients::to_string(config.location.client)) + (uses > 1 ? " " + std::to_string(uses) : "") + ")";
       if (target.skip_reason.empty()) seen[key] = targets.size();
       targets.push_back(std::move(target));
     }
@@ -298,7 +298,7 @@ bool is_config_scan(const std::vector<std::string>& args) {
   CLI::App cli;
   config_scan_options unused;
   add_config_scan_options(cli, unused);
-  auto split = config::split_command_line(args, option_lookup_of(cli));
+  auto split = clients::split_command_line(args, option_lookup_of(cli));
   if (!split || split->separator || !split->command.empty()) return false;
   return std::any_of(split->given.begin(), split->given.end(),
                      [](const std::string& name) { return name == "--config" || name == "--all-configs"; });
@@ -323,7 +323,7 @@ int run_config_scan_command(const std::vector<std::string>& args) {
 
   // Load the configs.
   const auto where = discovery_from(home, project);
-  std::vector<config::config_location> locations = all_configs ? existing_locations(where) : std::vector<config::config_location>{};
+  std::vector<clients::config_location> locations = all_configs ? existing_locations(where) : std::vector<clients::config_location>{};
   for (const auto& file : config_files) {
     auto location = location_of_file(file);
     if (!location) {
@@ -332,15 +332,15 @@ int run_config_scan_command(const std::vector<std::string>& args) {
     }
     locations.push_back(std::move(*location));
   }
-  std::vector<config::client_config> configs;
+  std::vector<clients::client_config> configs;
   html_report_context context;
   for (const auto& location : locations) {
-    auto loaded = config::load_client_config(location);
+    auto loaded = clients::load_client_config(location);
     if (!loaded) {
       std::fprintf(stderr, "mcp-warden: scan: %s\n", loaded.error_message().c_str());
       return exit_usage;
     }
-    context.configs.push_back(std::string(config::display_name(location.client)) + " " + location.path.string());
+    context.configs.push_back(std::string(clients::display_name(location.client)) + " " + location.path.string());
     configs.push_back(std::move(*loaded));
   }
   if (configs.empty()) {
@@ -357,7 +357,7 @@ int run_config_scan_command(const std::vector<std::string>& args) {
     if (outcomes[i].surface) {
       analysis::server_surface surface = *outcomes[i].surface;
       surface.name = targets[i].name;  // the name the user gave it in the config
-      surface.identity.clear();         // the argv as configured, not our timeout wrapper
+      surface.identity.clear();        // the argv as configured, not our timeout wrapper
       for (const auto& word : targets[i].argv) surface.identity += (surface.identity.empty() ? "" : " ") + word;
       inputs.push_back({std::move(surface), targets[i].source});
     } else {

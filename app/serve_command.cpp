@@ -46,9 +46,10 @@ struct serve_settings {
 // Options end at "--" or at COMMAND, as for the stdio proxy (app/command_line.hpp).
 result<serve_settings> parse_serve_args(const std::vector<std::string>& args) {
   serve_settings settings;
-  CLI::App cli{"mcp-warden serve: an HTTP front for an MCP server, one proxied session per client.\n"
-               "Usage: mcp-warden serve [--listen 127.0.0.1:8080] [options] ([--] COMMAND [ARGS...] | --upstream URL)\n"
-               "Options end at '--' or at COMMAND, the first word that is not one of them."};
+  CLI::App cli{
+      "mcp-warden serve: an HTTP front for an MCP server, one proxied session per client.\n"
+      "Usage: mcp-warden serve [--listen 127.0.0.1:8080] [options] ([--] COMMAND [ARGS...] | --upstream URL)\n"
+      "Options end at '--' or at COMMAND, the first word that is not one of them."};
   auto& f = settings.front;
   auto& s = settings.session;
   listen_settings listen{"127.0.0.1:8080", {}};
@@ -111,7 +112,7 @@ result<proxy::server_factory> make_server_factory(asio::io_context& context, con
 result<proxy::session_hook> make_policy_hook(const serve_settings& settings) {
   if (!settings.policy.enabled()) return proxy::session_hook{};
   if (!settings.policy.policy_path.empty())
-    if (auto loaded = config::load_policy(settings.policy.policy_path); !loaded) return error{loaded.error_message()};
+    if (auto loaded = policy::load_policy(settings.policy.policy_path); !loaded) return error{loaded.error_message()};
   const std::vector<std::string> identity =
       settings.upstream.enabled() ? std::vector<std::string>{settings.upstream.url} : settings.server.argv;
   policy_settings policy = settings.policy;
@@ -208,9 +209,7 @@ int run_serve(serve_settings settings) {
 }  // namespace
 
 int run_serve_command(const std::vector<std::string>& args) {
-  auto settings = parse_serve_args(args);
-  if (const auto code = stop_before_start(settings, "mcp-warden serve")) return *code;
-  return run_serve(std::move(*settings));
+  return start_then_run(parse_serve_args(args), "mcp-warden serve", run_serve);
 }
 
 }  // namespace warden::app

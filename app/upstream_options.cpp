@@ -38,7 +38,7 @@ void add_upstream_options(CLI::App& cli, upstream_settings& s) {
 namespace {
 
 result<std::shared_ptr<transports::oauth::client>> make_oauth_client(const upstream_settings& s,
-                                                                      const transports::http_upstream_options& options) {
+                                                                     const transports::http_upstream_options& options) {
   namespace oauth = transports::oauth;
   oauth::settings config;
   if (s.oauth_mode == "interactive") config.mode = oauth::flow_mode::interactive;
@@ -60,7 +60,8 @@ result<std::shared_ptr<transports::oauth::client>> make_oauth_client(const upstr
   config.scope = s.oauth_scope;
   config.callback_port = s.oauth_callback_port;
   config.open_browser = !s.oauth_no_browser;
-  config.cache_path = s.no_oauth_token_cache ? std::string() : s.oauth_token_cache.empty() ? oauth::default_cache_path() : s.oauth_token_cache;
+  config.cache_path = s.no_oauth_token_cache ? std::string() : s.oauth_token_cache.empty() ? oauth::default_cache_path()
+                                                                                           : s.oauth_token_cache;
   transports::http_requester::limits bounds;
   bounds.connect_timeout = options.connect_timeout;
   bounds.read_timeout = options.read_timeout;
@@ -72,7 +73,7 @@ result<std::shared_ptr<transports::oauth::client>> make_oauth_client(const upstr
 }  // namespace
 
 result<transports::http_upstream_options> resolve_upstream(const upstream_settings& s, std::size_t max_message_bytes,
-                                                          std::size_t max_depth) {
+                                                           std::size_t max_depth) {
   transports::http_upstream_options options;
   options.url = s.url;
   auto mode = transports::parse_transport_option(s.transport);

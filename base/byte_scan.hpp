@@ -66,7 +66,9 @@ inline block16 load16(const char* p) noexcept {
   return out;
 }
 inline void store16(char* p, block16 x) noexcept { std::memcpy(p, x.v.data(), 16); }
-inline block16 splat16(unsigned char c) noexcept { return detail::each16([&](std::size_t) { return c; }); }
+inline block16 splat16(unsigned char c) noexcept {
+  return detail::each16([&](std::size_t) { return c; });
+}
 inline block16 operator|(block16 a, block16 b) noexcept {
   return detail::each16([&](std::size_t k) { return static_cast<unsigned char>(a.v[k] | b.v[k]); });
 }

@@ -87,7 +87,8 @@ std::optional<std::string> base64_decode(std::string_view text) {
 std::string base64url(std::string_view bytes) {
   // OpenSSL has no URL-safe alphabet: the standard text with two letters swapped and no padding.
   std::string out = base64(bytes);
-  for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
+  for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_'
+                                                    : c;
   while (!out.empty() && out.back() == '=') out.pop_back();
   return out;
 }

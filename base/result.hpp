@@ -13,8 +13,8 @@ struct error {
 template <typename T>
 class result {
  public:
-  result(T value) : state_(std::move(value)) {}            // NOLINT: implicit by design
-  result(error failure) : state_(std::move(failure)) {}    // NOLINT: implicit by design
+  result(T value) : state_(std::move(value)) {}          // NOLINT: implicit by design
+  result(error failure) : state_(std::move(failure)) {}  // NOLINT: implicit by design
 
   bool ok() const noexcept { return state_.index() == 0; }
   explicit operator bool() const noexcept { return ok(); }

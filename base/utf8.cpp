@@ -7,7 +7,10 @@ namespace warden::base {
 char32_t decode_utf8_long(std::string_view s, std::size_t& pos) noexcept {
   const auto n = s.size();
   const auto b0 = static_cast<unsigned char>(s[pos]);
-  if (b0 < 0x80) { ++pos; return b0; }
+  if (b0 < 0x80) {
+    ++pos;
+    return b0;
+  }
   auto cont = [&](std::size_t k) -> int {
     if (pos + k >= n) return -1;
     auto b = static_cast<unsigned char>(s[pos + k]);
@@ -17,20 +20,35 @@ char32_t decode_utf8_long(std::string_view s, std::size_t& pos) noexcept {
   std::size_t len = 0;
   if (b0 >= 0xC2 && b0 <= 0xDF) {
     int c1 = cont(1);
-    if (c1 < 0) { ++pos; return invalid_code_point; }
+    if (c1 < 0) {
+      ++pos;
+      return invalid_code_point;
+    }
     cp = (char32_t(b0 & 0x1F) << 6) | char32_t(c1);
     len = 2;
   } else if (b0 >= 0xE0 && b0 <= 0xEF) {
     int c1 = cont(1), c2 = cont(2);
-    if (c1 < 0 || c2 < 0) { ++pos; return invalid_code_point; }
+    if (c1 < 0 || c2 < 0) {
+      ++pos;
+      return invalid_code_point;
+    }
     cp = (char32_t(b0 & 0x0F) << 12) | (char32_t(c1) << 6) | char32_t(c2);
-    if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)) { ++pos; return invalid_code_point; }
+    if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      ++pos;
+      return invalid_code_point;
+    }
     len = 3;
   } else if (b0 >= 0xF0 && b0 <= 0xF4) {
     int c1 = cont(1), c2 = cont(2), c3 = cont(3);
-    if (c1 < 0 || c2 < 0 || c3 < 0) { ++pos; return invalid_code_point; }
+    if (c1 < 0 || c2 < 0 || c3 < 0) {
+      ++pos;
+      return invalid_code_point;
+    }
     cp = (char32_t(b0 & 0x07) << 18) | (char32_t(c1) << 12) | (char32_t(c2) << 6) | char32_t(c3);
-    if (cp < 0x10000 || cp > 0x10FFFF) { ++pos; return invalid_code_point; }
+    if (cp < 0x10000 || cp > 0x10FFFF) {
+      ++pos;
+      return invalid_code_point;
+    }
     len = 4;
   } else {
     ++pos;
@@ -88,7 +106,8 @@ namespace {
 std::size_t ill_formed_span(std::string_view s, std::size_t i) {
   const auto b0 = static_cast<unsigned char>(s[i]);
   if (b0 < 0xC2 || b0 > 0xF4) return 1;
-  const std::size_t expected = b0 >= 0xF0 ? 4 : b0 >= 0xE0 ? 3 : 2;
+  const std::size_t expected = b0 >= 0xF0 ? 4 : b0 >= 0xE0 ? 3
+                                                           : 2;
   std::size_t n = 1;
   for (; n < expected && i + n < s.size(); ++n) {
     const auto b = static_cast<unsigned char>(s[i + n]);

@@ -20,11 +20,11 @@
 namespace {
 
 struct options {
-  double l2 = 0.02;                // per-term penalty, scaled by the total example weight
+  double l2 = 0.02;  // per-term penalty, scaled by the total example weight
   int iterations = 3000;
-  int min_count = 3;               // a term seen in fewer sentences gets no weight
-  double positive_share = 0.3;     // share of the total example weight carried by the positives
-  double target_fpr = 0.0004;      // honest sentences at or above the flag cut-off, at most
+  int min_count = 3;            // a term seen in fewer sentences gets no weight
+  double positive_share = 0.3;  // share of the total example weight carried by the positives
+  double target_fpr = 0.0004;   // honest sentences at or above the flag cut-off, at most
   std::set<std::string> skip_sets, skip_groups;
   std::vector<std::string> inputs;
 };
@@ -68,10 +68,15 @@ int main(int argc, char** argv) {
     else if (a == "--target-fpr") opt.target_fpr = std::stod(value());
     else if (a == "--skip-set") opt.skip_sets.insert(value());
     else if (a == "--skip-group") opt.skip_groups.insert(value());
-    else if (!a.empty() && a[0] == '-') { std::cerr << "fit_intent: unknown option " << a << "\n"; return 2; }
-    else opt.inputs.push_back(a);
+    else if (!a.empty() && a[0] == '-') {
+      std::cerr << "fit_intent: unknown option " << a << "\n";
+      return 2;
+    } else opt.inputs.push_back(a);
   }
-  if (opt.inputs.empty()) { std::cerr << "usage: fit_intent [options] DUMP.jsonl...\n"; return 2; }
+  if (opt.inputs.empty()) {
+    std::cerr << "usage: fit_intent [options] DUMP.jsonl...\n";
+    return 2;
+  }
 
   // Identical term lists are merged: the generator's sentences repeat their shapes many times.
   std::map<std::vector<std::string>, std::pair<double, double>> merged;
@@ -79,7 +84,10 @@ int main(int argc, char** argv) {
   std::size_t lines = 0;
   for (const auto& path : opt.inputs) {
     std::ifstream in(path);
-    if (!in) { std::cerr << "fit_intent: cannot read " << path << "\n"; return 2; }
+    if (!in) {
+      std::cerr << "fit_intent: cannot read " << path << "\n";
+      return 2;
+    }
     std::string line;
     while (std::getline(in, line)) {
       auto j = nlohmann::json::parse(line, nullptr, false);
@@ -115,7 +123,10 @@ int main(int argc, char** argv) {
     total_neg += ys.second;
     examples.push_back(std::move(e));
   }
-  if (total_pos == 0 || total_neg == 0) { std::cerr << "fit_intent: need both positive and negative sentences\n"; return 2; }
+  if (total_pos == 0 || total_neg == 0) {
+    std::cerr << "fit_intent: need both positive and negative sentences\n";
+    return 2;
+  }
   const double pos_weight = opt.positive_share / total_pos, neg_weight = (1 - opt.positive_share) / total_neg;
 
   // Full-batch Adam on the weighted log-loss (weights sum to 1) plus l2 / 2 * |w|^2.
@@ -156,14 +167,20 @@ int main(int argc, char** argv) {
   std::sort(negatives.begin(), negatives.end(), [](auto& a, auto& b) { return a.first > b.first; });
   double allowed = opt.target_fpr * total_neg, seen = 0, flag = 0.5;
   for (const auto& [p, c] : negatives) {
-    if (seen + c > allowed) { flag = std::max(0.5, std::min(0.97, p + 1e-4)); break; }
+    if (seen + c > allowed) {
+      flag = std::max(0.5, std::min(0.97, p + 1e-4));
+      break;
+    }
     seen += c;
   }
   const double report = std::max(0.3, flag * 0.75), critical = std::max(0.97, flag + (1 - flag) * 0.7);
   double fp_flag = 0;
   for (const auto& e : examples) {
     const double p = 1.0 / (1.0 + std::exp(-score(e)));
-    if (p >= flag) { caught += e.positives; fp_flag += e.negatives; }
+    if (p >= flag) {
+      caught += e.positives;
+      fp_flag += e.negatives;
+    }
   }
 
   std::vector<std::size_t> order(n);

@@ -259,7 +259,8 @@ const std::string initialize_request =
     R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
     R"("capabilities":{},"clientInfo":{"name":"bench-load-generator","version":"1.0.0"}}})"
     "\n";
-const std::string initialized_notification = R"({"jsonrpc":"2.0","method":"notifications/initialized"})" "\n";
+const std::string initialized_notification = R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+                                             "\n";
 
 // Time from fork to the initialize response.
 double handshake(target& t) {
@@ -474,7 +475,7 @@ std::string_view trim(std::string_view s) {
 struct http_response {
   int status = 0;
   std::string session_id;
-  bool close = false;     // the server will not take another request on this connection
+  bool close = false;  // the server will not take another request on this connection
   bool event_stream = false;
 };
 
@@ -853,15 +854,16 @@ int run_http(const options& o) {
   for (const long e : errors) error_count += e;
   const long calls = per_session * sessions;
   const double seconds = std::chrono::duration<double>(measure_end - measure_begin).count();
-  std::printf(" sessions=%ld calls=%ld seconds=%.4f calls_per_s=%.0f p50_us=%.1f p90_us=%.1f p99_us=%.1f max_us=%.1f"
-              " errors=%ld front_cpu_us_per_call=%.2f tree_cpu_us_per_call=%.2f front_rss_kb=%ld front_hwm_kb=%ld"
-              " tree_rss_kb=%ld tree_processes=%zu listen_us=%.0f handshake_p50_us=%.0f handshake_max_us=%.0f\n",
-              sessions, calls, seconds, static_cast<double>(calls) / seconds, percentile(all, 0.5), percentile(all, 0.9),
-              percentile(all, 0.99), all.empty() ? 0.0 : all.back(), error_count,
-              (after.front_cpu_ns - before.front_cpu_ns) / 1000.0 / static_cast<double>(calls),
-              (after.tree_cpu_ns - before.tree_cpu_ns) / 1000.0 / static_cast<double>(calls), after.front_rss_kb,
-              after.front_hwm_kb, after.tree_rss_kb, after.processes, listen_us, percentile(handshakes, 0.5),
-              handshakes.back());
+  std::printf(
+      " sessions=%ld calls=%ld seconds=%.4f calls_per_s=%.0f p50_us=%.1f p90_us=%.1f p99_us=%.1f max_us=%.1f"
+      " errors=%ld front_cpu_us_per_call=%.2f tree_cpu_us_per_call=%.2f front_rss_kb=%ld front_hwm_kb=%ld"
+      " tree_rss_kb=%ld tree_processes=%zu listen_us=%.0f handshake_p50_us=%.0f handshake_max_us=%.0f\n",
+      sessions, calls, seconds, static_cast<double>(calls) / seconds, percentile(all, 0.5), percentile(all, 0.9),
+      percentile(all, 0.99), all.empty() ? 0.0 : all.back(), error_count,
+      (after.front_cpu_ns - before.front_cpu_ns) / 1000.0 / static_cast<double>(calls),
+      (after.tree_cpu_ns - before.tree_cpu_ns) / 1000.0 / static_cast<double>(calls), after.front_rss_kb,
+      after.front_hwm_kb, after.tree_rss_kb, after.processes, listen_us, percentile(handshakes, 0.5),
+      handshakes.back());
   return error_count == 0 ? 0 : 3;
 }
 
@@ -903,12 +905,13 @@ int main(int argc, char** argv) {
 
   std::sort(r.latencies_us.begin(), r.latencies_us.end());
   const double cpu_us = (cpu_after - cpu_before) / 1000.0;
-  std::printf(" calls=%ld window=%ld seconds=%.4f calls_per_s=%.0f p50_us=%.1f p90_us=%.1f p99_us=%.1f"
-              " max_us=%.1f errors=%ld child_cpu_us_per_call=%.2f child_rss_kb=%ld child_hwm_kb=%ld"
-              " startup_us=%.0f\n",
-              o.calls, window, r.seconds, static_cast<double>(o.calls) / r.seconds,
-              percentile(r.latencies_us, 0.5), percentile(r.latencies_us, 0.9), percentile(r.latencies_us, 0.99),
-              r.latencies_us.empty() ? 0.0 : r.latencies_us.back(), r.errors, cpu_us / static_cast<double>(o.calls),
-              rss, hwm, startup_us);
+  std::printf(
+      " calls=%ld window=%ld seconds=%.4f calls_per_s=%.0f p50_us=%.1f p90_us=%.1f p99_us=%.1f"
+      " max_us=%.1f errors=%ld child_cpu_us_per_call=%.2f child_rss_kb=%ld child_hwm_kb=%ld"
+      " startup_us=%.0f\n",
+      o.calls, window, r.seconds, static_cast<double>(o.calls) / r.seconds,
+      percentile(r.latencies_us, 0.5), percentile(r.latencies_us, 0.9), percentile(r.latencies_us, 0.99),
+      r.latencies_us.empty() ? 0.0 : r.latencies_us.back(), r.errors, cpu_us / static_cast<double>(o.calls),
+      rss, hwm, startup_us);
   return r.errors == 0 ? 0 : 3;
 }

@@ -37,8 +37,7 @@ double run(proxy::policy_inspector& inspector, int calls, const std::string& res
   using clock = std::chrono::steady_clock;
   std::vector<std::string> requests, responses;
   for (int i = 0; i < calls; ++i) {
-    requests.push_back(json({{"jsonrpc", "2.0"}, {"id", i}, {"method", "tools/call"},
-                             {"params", {{"name", "read_path"}, {"arguments", {{"path", "/srv/data/file" + std::to_string(i % 50) + ".txt"}}}}}})
+    requests.push_back(json({{"jsonrpc", "2.0"}, {"id", i}, {"method", "tools/call"}, {"params", {{"name", "read_path"}, {"arguments", {{"path", "/srv/data/file" + std::to_string(i % 50) + ".txt"}}}}}})
                            .dump());
     responses.push_back(json({{"jsonrpc", "2.0"}, {"id", i}, {"result", {{"content", json::array({{{"type", "text"}, {"text", result_text}}})}}}}).dump());
   }
@@ -56,8 +55,7 @@ double run(proxy::policy_inspector& inspector, int calls, const std::string& res
 
 double parse_only(int calls, const std::string& result_text) {
   using clock = std::chrono::steady_clock;
-  const std::string request = json({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
-                                    {"params", {{"name", "read_path"}, {"arguments", {{"path", "/srv/data/x.txt"}}}}}}).dump();
+  const std::string request = json({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "read_path"}, {"arguments", {{"path", "/srv/data/x.txt"}}}}}}).dump();
   const std::string response = json({{"jsonrpc", "2.0"}, {"id", 1}, {"result", {{"content", json::array({{{"type", "text"}, {"text", result_text}}})}}}}).dump();
   const auto start = clock::now();
   for (int i = 0; i < calls; ++i) {
@@ -75,11 +73,12 @@ int main(int argc, char** argv) {
   const int calls = argc > 1 ? std::stoi(argv[1]) : 20000;
   const std::string log_path = argc > 2 ? argv[2] : (std::filesystem::temp_directory_path() / "policy_bench.audit.jsonl").string();
   std::filesystem::remove(log_path);
-  auto policy = config::parse_policy(R"({"tools":[
+  auto policy = policy::parse_policy(R"({"tools":[
       {"tool":"delete_*","action":"deny"},
       {"tool":"read_path","arguments":{"path":{"paths":{"allow":["/srv/data/**"],"deny":["**/.ssh/**"]}}},
        "rateLimit":{"calls":1000000,"perSeconds":1}}],
-    "secrets":{"arguments":"deny"},"flows":{"untrustedThenSink":"deny"}})", "bench");
+    "secrets":{"arguments":"deny"},"flows":{"untrustedThenSink":"deny"}})",
+                                     "bench");
   if (!policy) {
     std::fprintf(stderr, "%s\n", policy.error_message().c_str());
     return 2;
@@ -104,7 +103,7 @@ int main(int argc, char** argv) {
       }
       proxy::policy_inspector_options options;
       options.rules = *policy;
-      options.mode = config::mode::enforce;
+      options.mode = policy::mode::enforce;
       options.audit = log.get();
       options.session_id = "bench";
       auto created = proxy::policy_inspector::create(options);

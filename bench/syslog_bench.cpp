@@ -36,10 +36,7 @@ double write_records(const std::string& path, int records, std::shared_ptr<proxy
   if (!log) throw std::runtime_error(log.error_message());
   const auto start = clock_type::now();
   for (int i = 0; i < records; ++i) {
-    (*log)->record({{"event", "call"}, {"session", "5f2c9e1ab3d04c77"}, {"tool", "read_path"}, {"decision", "allow"},
-                    {"mode", "enforce"}, {"request_id", i}, {"arguments", {{"path", "/srv/data/file" + std::to_string(i % 50) + ".txt"}}},
-                    {"identity", "node /srv/mcp/server.js"}, {"result_bytes", 1834}, {"latency_us", 412},
-                    {"findings", nlohmann::json::array()}});
+    (*log)->record({{"event", "call"}, {"session", "5f2c9e1ab3d04c77"}, {"tool", "read_path"}, {"decision", "allow"}, {"mode", "enforce"}, {"request_id", i}, {"arguments", {{"path", "/srv/data/file" + std::to_string(i % 50) + ".txt"}}}, {"identity", "node /srv/mcp/server.js"}, {"result_bytes", 1834}, {"latency_us", 412}, {"findings", nlohmann::json::array()}});
   }
   (*log)->close();
   return std::chrono::duration<double>(clock_type::now() - start).count();

@@ -8,7 +8,7 @@
 #include "clients/command_line.hpp"
 #include "clients/toml_reader.hpp"
 
-namespace warden::config {
+namespace warden::clients {
 
 namespace fs = std::filesystem;
 
@@ -421,4 +421,4 @@ result<client_config> load_client_config(const config_location& location) {
   return parse_client_config(location, std::move(bytes).str());
 }
 
-}  // namespace warden::config
+}  // namespace warden::clients

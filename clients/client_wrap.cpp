@@ -5,7 +5,7 @@
 #include <map>
 #include <optional>
 
-namespace warden::config {
+namespace warden::clients {
 
 std::string_view to_string(entry_action action) noexcept {
   switch (action) {
@@ -403,4 +403,4 @@ std::string unified_diff(std::string_view before, std::string_view after, const 
   return out;
 }
 
-}  // namespace warden::config
+}  // namespace warden::clients

@@ -23,7 +23,7 @@
 #include "base/result.hpp"
 #include "clients/client_configs.hpp"
 
-namespace warden::config {
+namespace warden::clients {
 
 struct wrap_options {
   std::string warden_path;               // what goes into "command" (an absolute path, usually)
@@ -75,4 +75,4 @@ result<std::string> apply_edits(std::string_view text, std::vector<text_edit> ed
 std::string unified_diff(std::string_view before, std::string_view after, const std::string& label_before,
                          const std::string& label_after);
 
-}  // namespace warden::config
+}  // namespace warden::clients

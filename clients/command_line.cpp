@@ -2,7 +2,7 @@
 
 #include <array>
 
-namespace warden::config {
+namespace warden::clients {
 
 namespace {
 
@@ -73,4 +73,4 @@ option_lookup proxy_entry_options() {
   };
 }
 
-}  // namespace warden::config
+}  // namespace warden::clients

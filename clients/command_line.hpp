@@ -9,9 +9,10 @@
 
 #include "base/result.hpp"
 
-namespace warden::config {
+namespace warden::clients {
 
-enum class option_kind { flag, takes_value };
+enum class option_kind { flag,
+                         takes_value };
 
 // What a command knows about one of its options, by spelling ("--env", "-o"); nullopt: no such option.
 using option_lookup = std::function<std::optional<option_kind>(std::string_view spelling)>;
@@ -34,4 +35,4 @@ result<command_line> split_command_line(const std::vector<std::string>& args, co
 // reading wrapped entries (clients/client_configs); the proxy itself uses its full option table.
 option_lookup proxy_entry_options();
 
-}  // namespace warden::config
+}  // namespace warden::clients

@@ -4,9 +4,10 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "base/json_escape.hpp"
 #include "base/utf8.hpp"
 
-namespace warden::config {
+namespace warden::clients {
 
 const located_value* located_value::find(std::string_view key) const noexcept {
   if (type != kind::object) return nullptr;
@@ -32,22 +33,15 @@ std::string quote_json(std::string_view value) {
   std::string out = "\"";
   for (const char c : value) {
     const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (u < 0x20 || u == 0x7F) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof buffer, "\\u%04x", u);
-          out += buffer;
-        } else {
-          out += c;
-        }
+    if (const char letter = base::json_escape_letter(c)) {
+      out += '\\';
+      out += letter;
+    } else if (u < 0x20 || u == 0x7F) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", u);
+      out += buffer;
+    } else {
+      out += c;
     }
   }
   out += '"';
@@ -203,50 +197,63 @@ class jsonc_parser {
       ++pos_;
       if (at_end()) return fail(start, "unterminated string");
       const char e = text_[pos_++];
-      switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': {
-          std::uint32_t cp = 0;
-          if (!hex4(cp)) return false;
-          if (cp >= 0xD800 && cp <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {
-            const std::size_t save = pos_;
-            pos_ += 2;
-            std::uint32_t low = 0;
-            if (!hex4(low)) return false;
-            if (low >= 0xDC00 && low <= 0xDFFF) {
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-            } else {
-              pos_ = save;  // a lone high surrogate followed by another escape
-              cp = 0xFFFD;
-            }
-          } else if (cp >= 0xD800 && cp <= 0xDFFF) {
-            cp = 0xFFFD;  // lone surrogate: what a JS engine would show
-          }
-          base::append_utf8(out, static_cast<char32_t>(cp));
-          break;
-        }
-        default: return fail(pos_ - 1, std::string("unknown escape '\\") + printable(e) + "'");
+      if (const char plain = base::unescape_json(e)) {
+        out += plain;
+        continue;
       }
+      if (e != 'u') return fail(pos_ - 1, std::string("unknown escape '\\") + printable(e) + "'");
+      std::uint32_t cp = 0;
+      if (!hex4(cp)) return false;
+      if (cp >= 0xD800 && cp <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {
+        const std::size_t save = pos_;
+        pos_ += 2;
+        std::uint32_t low = 0;
+        if (!hex4(low)) return false;
+        if (low >= 0xDC00 && low <= 0xDFFF) {
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        } else {
+          pos_ = save;  // a lone high surrogate followed by another escape
+          cp = 0xFFFD;
+        }
+      } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+        cp = 0xFFFD;  // lone surrogate: what a JS engine would show
+      }
+      base::append_utf8(out, static_cast<char32_t>(cp));
     }
   }
 
-  bool parse_object(located_value& out, std::size_t depth) {
-    out.type = located_value::kind::object;
-    ++pos_;  // {
+  // The members or elements of `out` after its opening bracket, each read by `item`, up to `close`
+  // (`what`: "object", "array"); a comma may trail the last one.
+  template <typename Item>
+  bool parse_items(located_value& out, char close, const char* what, Item item) {
+    ++pos_;  // { or [
     while (true) {
       if (!skip_space()) return false;
-      if (peek() == '}') {
+      if (peek() == close) {
         ++pos_;
         out.end = pos_;
         return true;
       }
+      if (!item() || !after_item(out, close, what)) return false;
+    }
+  }
+
+  // After a member or an element: a ',' goes on to the next, the closing bracket is left for the
+  // top of the loop, anything else is an error.
+  bool after_item(const located_value& out, char close, const char* what) {
+    if (!skip_space()) return false;
+    if (peek() == ',') {
+      ++pos_;
+      return true;
+    }
+    if (peek() == close) return true;
+    if (at_end()) return fail(out.begin, std::string("unterminated ") + what);
+    return fail(pos_, std::string("expected ',' or '") + close + "' in " + what);
+  }
+
+  bool parse_object(located_value& out, std::size_t depth) {
+    out.type = located_value::kind::object;
+    return parse_items(out, '}', "object", [&] {
       if (peek() != '"') {
         if (at_end()) return fail(out.begin, "unterminated object");
         return fail(pos_, std::string("expected a member name in double quotes, got '") + printable(peek()) + "'");
@@ -262,39 +269,19 @@ class jsonc_parser {
       if (!parse_value(value, depth + 1)) return false;
       out.keys.push_back(std::move(key));
       out.items.push_back(std::move(value));
-      if (!after_item(out, '}', "object")) return false;
-    }
-  }
-
-  // After a member or an element: a ',' goes on to the next, the closing bracket is left for the
-  // top of the loop, anything else is an error (`what`: "object", "array").
-  bool after_item(const located_value& out, char close, const char* what) {
-    if (!skip_space()) return false;
-    if (peek() == ',') {
-      ++pos_;
       return true;
-    }
-    if (peek() == close) return true;
-    if (at_end()) return fail(out.begin, std::string("unterminated ") + what);
-    return fail(pos_, std::string("expected ',' or '") + close + "' in " + what);
+    });
   }
 
   bool parse_array(located_value& out, std::size_t depth) {
     out.type = located_value::kind::array;
-    ++pos_;  // [
-    while (true) {
-      if (!skip_space()) return false;
-      if (peek() == ']') {
-        ++pos_;
-        out.end = pos_;
-        return true;
-      }
+    return parse_items(out, ']', "array", [&] {
       if (at_end()) return fail(out.begin, "unterminated array");
       located_value value;
       if (!parse_value(value, depth + 1)) return false;
       out.items.push_back(std::move(value));
-      if (!after_item(out, ']', "array")) return false;
-    }
+      return true;
+    });
   }
 
   std::string_view text_;
@@ -310,4 +297,4 @@ result<located_value> parse_jsonc(std::string_view text, const jsonc_limits& lim
   return jsonc_parser(text, limits).parse();
 }
 
-}  // namespace warden::config
+}  // namespace warden::clients

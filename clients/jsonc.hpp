@@ -11,17 +11,22 @@
 
 #include "base/result.hpp"
 
-namespace warden::config {
+namespace warden::clients {
 
 struct located_value {
-  enum class kind { object, array, string, number, boolean, null };
+  enum class kind { object,
+                    array,
+                    string,
+                    number,
+                    boolean,
+                    null };
   kind type = kind::null;
-  std::size_t begin = 0;             // first byte of the value in the source
-  std::size_t end = 0;               // one past its last byte
-  std::string text;                  // strings: decoded value; scalars: their raw text
-  std::vector<std::string> keys;     // objects: member names, in source order (duplicates kept)
+  std::size_t begin = 0;                // first byte of the value in the source
+  std::size_t end = 0;                  // one past its last byte
+  std::string text;                     // strings: decoded value; scalars: their raw text
+  std::vector<std::string> keys;        // objects: member names, in source order (duplicates kept)
   std::vector<std::size_t> key_begins;  // objects: where each member's key token starts
-  std::vector<located_value> items;  // objects: member values (parallel to keys); arrays: elements
+  std::vector<located_value> items;     // objects: member values (parallel to keys); arrays: elements
 
   bool is_object() const noexcept { return type == kind::object; }
   bool is_array() const noexcept { return type == kind::array; }
@@ -47,4 +52,4 @@ std::string line_col(std::string_view text, std::size_t offset);
 // keeps other UTF-8 as is. Valid as a TOML basic string too.
 std::string quote_json(std::string_view value);
 
-}  // namespace warden::config
+}  // namespace warden::clients

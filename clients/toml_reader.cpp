@@ -9,7 +9,7 @@
 
 #include "base/utf8.hpp"
 
-namespace warden::config {
+namespace warden::clients {
 
 namespace {
 
@@ -91,4 +91,4 @@ result<located_value> parse_toml(std::string_view text, std::size_t max_bytes) {
   }
 }
 
-}  // namespace warden::config
+}  // namespace warden::clients

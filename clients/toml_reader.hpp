@@ -11,8 +11,8 @@
 #include "base/result.hpp"
 #include "clients/jsonc.hpp"
 
-namespace warden::config {
+namespace warden::clients {
 
 result<located_value> parse_toml(std::string_view text, std::size_t max_bytes = 16u << 20);
 
-}  // namespace warden::config
+}  // namespace warden::clients

@@ -19,24 +19,27 @@ namespace warden::metrics {
 // The Content-Type of registry::render()'s text.
 inline constexpr std::string_view text_format = "text/plain; version=0.0.4; charset=utf-8";
 
-class counter {
+// What counters and gauges share: one atomic value, read and changed with relaxed order.
+template <typename T>
+class atomic_metric {
  public:
-  void inc(std::uint64_t n = 1) noexcept { value_.fetch_add(n, std::memory_order_relaxed); }
-  std::uint64_t value() const noexcept { return value_.load(std::memory_order_relaxed); }
+  T value() const noexcept { return value_.load(std::memory_order_relaxed); }
 
- private:
-  std::atomic<std::uint64_t> value_{0};
+ protected:
+  void add_relaxed(T n) noexcept { value_.fetch_add(n, std::memory_order_relaxed); }
+  std::atomic<T> value_{0};
 };
 
-class gauge {
+class counter : public atomic_metric<std::uint64_t> {
+ public:
+  void inc(std::uint64_t n = 1) noexcept { add_relaxed(n); }
+};
+
+class gauge : public atomic_metric<std::int64_t> {
  public:
   void set(std::int64_t v) noexcept { value_.store(v, std::memory_order_relaxed); }
-  void add(std::int64_t n = 1) noexcept { value_.fetch_add(n, std::memory_order_relaxed); }
+  void add(std::int64_t n = 1) noexcept { add_relaxed(n); }
   void sub(std::int64_t n = 1) noexcept { value_.fetch_sub(n, std::memory_order_relaxed); }
-  std::int64_t value() const noexcept { return value_.load(std::memory_order_relaxed); }
-
- private:
-  std::atomic<std::int64_t> value_{0};
 };
 
 class histogram {
@@ -57,7 +60,9 @@ class histogram {
   std::atomic<double> sum_{0.0};
 };
 
-enum class metric_type { counter, gauge, histogram };
+enum class metric_type { counter,
+                         gauge,
+                         histogram };
 
 class family_base {
  public:

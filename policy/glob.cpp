@@ -9,13 +9,17 @@
 
 #include "base/utf8.hpp"
 
-namespace warden::config {
+namespace warden::policy {
 
 namespace {
 
 // One step of a pattern, read where it lies (matching allocates nothing for ordinary texts).
 struct token {
-  enum class kind { literal, any_one, star, globstar, set } what = kind::literal;
+  enum class kind { literal,
+                    any_one,
+                    star,
+                    globstar,
+                    set } what = kind::literal;
   char ch = 0;
   std::string_view set;  // for sets: the raw class body (ranges expanded at match time)
   bool negated = false;
@@ -108,7 +112,7 @@ bool match_tokens(std::string_view pattern, std::string_view text, char* reachab
         for (std::size_t j = 0; j < text.size(); ++j) {
           if (!reachable[j]) continue;
           const char c = text[j];
-          const bool ok = t.what == token::kind::literal ? c == t.ch
+          const bool ok = t.what == token::kind::literal   ? c == t.ch
                           : t.what == token::kind::any_one ? c != '/'
                                                            : in_set(t, c);
           if (ok) next[j + 1] = 1, any = true;
@@ -159,7 +163,6 @@ std::string glob_error(std::string_view pattern) {
     if (!next_token(pattern, i, t, &problem)) break;
   return problem;
 }
-
 
 std::optional<std::string> normalize_path(std::string_view raw, std::string_view home) {
   std::string path;
@@ -306,4 +309,4 @@ std::optional<std::string> url_host(std::string_view url) {
   return lowered;
 }
 
-}  // namespace warden::config
+}  // namespace warden::policy

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace warden::config {
+namespace warden::policy {
 
 // `*` matches any run of characters except '/', `**` any run including '/', `?` one character
 // other than '/', `[abc]` / `[a-z]` / `[!x]` a character class, `\x` a literal x. Bytes, not code
@@ -30,4 +30,4 @@ std::string resolve_symlinks(const std::string& normalized);
 // nullopt when the text is not such a URL.
 std::optional<std::string> url_host(std::string_view url);
 
-}  // namespace warden::config
+}  // namespace warden::policy

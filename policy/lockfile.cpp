@@ -12,7 +12,7 @@
 
 #include "base/canonical_json.hpp"
 
-namespace warden::config {
+namespace warden::policy {
 
 using nlohmann::json;
 
@@ -39,7 +39,8 @@ json pick(const json& item, std::initializer_list<const char*> fields) {
 }
 
 std::string name_of(const std::string& kind, const json& item) {
-  const char* key = kind == "resource" ? "uri" : kind == "resourceTemplate" ? "uriTemplate" : "name";
+  const char* key = kind == "resource" ? "uri" : kind == "resourceTemplate" ? "uriTemplate"
+                                                                            : "name";
   if (!item.is_object()) return {};
   const auto it = item.find(key);
   return it != item.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -243,4 +244,4 @@ result<bool> save_lockfile(const std::string& path, const lockfile& pins) {
   return true;
 }
 
-}  // namespace warden::config
+}  // namespace warden::policy

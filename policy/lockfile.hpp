@@ -11,7 +11,7 @@
 #include "base/result.hpp"
 #include "analysis/surface.hpp"
 
-namespace warden::config {
+namespace warden::policy {
 
 // One pinned item. kind: "tool", "prompt", "resource", "resourceTemplate", "instructions".
 struct pinned_item {
@@ -27,8 +27,8 @@ std::string item_key(const std::string& kind, const std::string& name);
 struct server_pins {
   std::string identity;
   std::string server_name;
-  std::string pinned_at;                      // ISO 8601 UTC of the last approval
-  std::map<std::string, pinned_item> items;   // by item_key
+  std::string pinned_at;                     // ISO 8601 UTC of the last approval
+  std::map<std::string, pinned_item> items;  // by item_key
   // What the proxy last saw when it differed from the pins (awaiting `pins approve`); empty if none.
   std::map<std::string, pinned_item> pending;
   std::string pending_seen_at;
@@ -45,16 +45,19 @@ std::vector<pinned_item> pin_surface(const analysis::server_surface& surface);
 pinned_item pin_item(const std::string& kind, const nlohmann::json& item);
 
 struct field_change {
-  std::string field;        // dotted path inside the definition, e.g. inputSchema.properties.note
-  nlohmann::json before;    // null when added
-  nlohmann::json after;     // null when removed
+  std::string field;      // dotted path inside the definition, e.g. inputSchema.properties.note
+  nlohmann::json before;  // null when added
+  nlohmann::json after;   // null when removed
 };
 
 struct item_drift {
-  enum class change { added, removed, changed, renamed } what = change::changed;
+  enum class change { added,
+                      removed,
+                      changed,
+                      renamed } what = change::changed;
   std::string kind;
-  std::string name;          // current name (the old one for removed items)
-  std::string previous_name; // renamed: the pinned name
+  std::string name;           // current name (the old one for removed items)
+  std::string previous_name;  // renamed: the pinned name
   std::vector<field_change> fields;
 };
 std::string_view to_string(item_drift::change what) noexcept;
@@ -73,4 +76,4 @@ result<bool> save_lockfile(const std::string& path, const lockfile& pins);
 nlohmann::json to_json(const lockfile& pins);
 result<lockfile> lockfile_from_json(const nlohmann::json& document);
 
-}  // namespace warden::config
+}  // namespace warden::policy

@@ -7,9 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/json_escape.hpp"
 #include "policy/glob.hpp"
 
-namespace warden::config {
+namespace warden::policy {
 
 using ojson = nlohmann::ordered_json;
 
@@ -36,7 +37,7 @@ std::string_view to_string(result_action what) noexcept {
 
 namespace {
 constexpr std::string_view role_names[role_count] = {"untrusted_content", "private_data", "external_sink",
-                                                     "code_execution",    "destructive",  "filesystem_write"};
+                                                     "code_execution", "destructive", "filesystem_write"};
 }
 
 std::string_view to_string(role what) noexcept { return role_names[static_cast<std::size_t>(what)]; }
@@ -120,31 +121,25 @@ class position_index {
     while (pos_ < text_.size() && text_[pos_] != '"') {
       if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) {
         const char e = text_[++pos_];
-        switch (e) {
-          case 'n': out += '\n'; break;
-          case 't': out += '\t'; break;
-          case 'r': out += '\r'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'u': {
-            unsigned cp = 0;
-            for (int k = 0; k < 4 && pos_ + 1 < text_.size(); ++k) {
-              const char h = text_[++pos_];
-              cp = cp * 16 + static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
-            }
-            if (cp < 0x80) {
-              out += static_cast<char>(cp);
-            } else if (cp < 0x800) {
-              out += static_cast<char>(0xC0 | (cp >> 6));
-              out += static_cast<char>(0x80 | (cp & 0x3F));
-            } else {
-              out += static_cast<char>(0xE0 | (cp >> 12));
-              out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-              out += static_cast<char>(0x80 | (cp & 0x3F));
-            }
-            break;
+        if (e == 'u') {
+          unsigned cp = 0;
+          for (int k = 0; k < 4 && pos_ + 1 < text_.size(); ++k) {
+            const char h = text_[++pos_];
+            cp = cp * 16 + static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
           }
-          default: out += e;
+          if (cp < 0x80) {
+            out += static_cast<char>(cp);
+          } else if (cp < 0x800) {
+            out += static_cast<char>(0xC0 | (cp >> 6));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+          } else {
+            out += static_cast<char>(0xE0 | (cp >> 12));
+            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (cp & 0x3F));
+          }
+        } else {
+          const char plain = base::unescape_json(e);  // what the document was validated with
+          out += plain ? plain : e;
         }
         ++pos_;
       } else {
@@ -155,6 +150,23 @@ class position_index {
     return out;
   }
   static std::string escape(const std::string& key) { return pointer_escape(key); }
+  // The members or elements after an opening bracket up to `close` (or the end of the text), each
+  // indexed by `item`; commas between them are stepped over.
+  template <typename Item>
+  void items(char close, Item item) {
+    ++pos_;
+    for (;;) {
+      skip_space();
+      if (pos_ >= text_.size() || text_[pos_] == close) break;
+      if (text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      item();
+      skip_space();
+    }
+    ++pos_;
+  }
   void value(const std::string& pointer, int depth) {
     if (pos_ >= text_.size()) return;
     where_[pointer] = pos_;
@@ -164,14 +176,7 @@ class position_index {
       return;
     }
     if (c == '{') {
-      ++pos_;
-      for (;;) {
-        skip_space();
-        if (pos_ >= text_.size() || text_[pos_] == '}') break;
-        if (text_[pos_] == ',') {
-          ++pos_;
-          continue;
-        }
+      items('}', [&] {
         const std::size_t key_at = pos_;
         const std::string key = string_token();
         const std::string child = pointer + "/" + escape(key);
@@ -180,23 +185,10 @@ class position_index {
         if (pos_ < text_.size() && text_[pos_] == ':') ++pos_;
         skip_space();
         value(child, depth + 1);
-        skip_space();
-      }
-      ++pos_;
+      });
     } else if (c == '[') {
-      ++pos_;
       std::size_t index = 0;
-      for (;;) {
-        skip_space();
-        if (pos_ >= text_.size() || text_[pos_] == ']') break;
-        if (text_[pos_] == ',') {
-          ++pos_;
-          continue;
-        }
-        value(pointer + "/" + std::to_string(index++), depth + 1);
-        skip_space();
-      }
-      ++pos_;
+      items(']', [&] { value(pointer + "/" + std::to_string(index++), depth + 1); });
     } else if (c == '"') {
       string_token();
     } else {
@@ -208,6 +200,7 @@ class position_index {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+
  public:
   // Where the member name of `pointer` starts (its value's position when unknown).
   std::size_t key_offset(const std::string& pointer) const {
@@ -426,8 +419,7 @@ class policy_reader {
 };
 
 void policy_reader::read(const ojson& doc, policy& out) {
-  if (!only(doc, "", {"$schema", "version", "mode", "default", "tools", "roles", "surface", "results", "secrets",
-                      "flows", "pins", "askTimeoutSeconds"}))
+  if (!only(doc, "", {"$schema", "version", "mode", "default", "tools", "roles", "surface", "results", "secrets", "flows", "pins", "askTimeoutSeconds"}))
     return;
   if (auto it = doc.find("version"); it != doc.end()) {
     if (!it->is_number_integer() || it->get<std::int64_t>() != 1) return fail("/version", "only version 1 is supported");
@@ -467,7 +459,8 @@ void policy_reader::read(const ojson& doc, policy& out) {
       }
     }
     for (auto [key, target] : {std::pair<const char*, bool*>{"tools", &out.surface.tools},
-                               {"prompts", &out.surface.prompts}, {"resources", &out.surface.resources}}) {
+                               {"prompts", &out.surface.prompts},
+                               {"resources", &out.surface.resources}}) {
       if (!member(*it, key, std::string("/surface/") + key, *target, &policy_reader::boolean)) return;
     }
   }
@@ -585,8 +578,7 @@ void policy_reader::read_constraint(const ojson& v, const std::string& pointer, 
 void policy_reader::read_results(const ojson& v, const std::string& pointer, result_rules& r) {
   if (!only(v, pointer, {"injection", "hiddenUnicode", "ansi", "resources", "prompts"})) return;
   auto read_action = [&](const ojson& a, const std::string& at) {
-    return choice<result_action>(a, at, {{"off", result_action::off}, {"log", result_action::log},
-                                         {"sanitize", result_action::sanitize}, {"block", result_action::block}});
+    return choice<result_action>(a, at, {{"off", result_action::off}, {"log", result_action::log}, {"sanitize", result_action::sanitize}, {"block", result_action::block}});
   };
   for (auto [key, what, level] :
        {std::tuple<const char*, result_action*, analysis::severity*>{"injection", &r.injection, &r.injection_at},
@@ -612,15 +604,9 @@ namespace {
 // (after whitespace and comments) by '}' or ']'. Same length, so error offsets stay true.
 std::string without_trailing_commas(std::string_view text) {
   std::string out(text);
-  bool in_string = false;
   std::size_t pending_comma = std::string::npos;
   for (std::size_t i = 0; i < out.size(); ++i) {
     const char c = out[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
     if (c == '/' && i + 1 < out.size() && out[i + 1] == '/') {
       while (i < out.size() && out[i] != '\n') ++i;
       continue;
@@ -633,7 +619,7 @@ std::string without_trailing_commas(std::string_view text) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
     if ((c == '}' || c == ']') && pending_comma != std::string::npos) out[pending_comma] = ' ';
     pending_comma = c == ',' ? i : std::string::npos;
-    if (c == '"') in_string = true;
+    if (c == '"') i = base::json_string_end(out, i);
   }
   return out;
 }
@@ -687,4 +673,4 @@ result<policy> load_policy(const std::string& path) {
   return parse_policy(text.str(), path);
 }
 
-}  // namespace warden::config
+}  // namespace warden::policy

@@ -18,17 +18,23 @@ namespace re2 {
 class RE2;
 }
 
-namespace warden::config {
+namespace warden::policy {
 
-enum class action : std::uint8_t { allow, deny, ask };
+enum class action : std::uint8_t { allow,
+                                   deny,
+                                   ask };
 std::string_view to_string(action what) noexcept;
 
 // audit: decide and record, but forward everything; enforce: act on the decisions.
-enum class mode : std::uint8_t { audit, enforce };
+enum class mode : std::uint8_t { audit,
+                                 enforce };
 std::string_view to_string(mode what) noexcept;
 
 // What to do with a tool result (or resource read, prompt body) that trips a result rule.
-enum class result_action : std::uint8_t { off, log, sanitize, block };
+enum class result_action : std::uint8_t { off,
+                                          log,
+                                          sanitize,
+                                          block };
 std::string_view to_string(result_action what) noexcept;
 
 // Capability roles of a tool at runtime (the analysis assigns them; the policy may override).
@@ -48,17 +54,17 @@ inline constexpr role_set role_bit(role r) { return static_cast<role_set>(1u << 
 
 // Limits on one argument. Absent members are not checked.
 struct argument_constraint {
-  std::string name;                    // top-level argument name, or a JSON pointer ("/a/b")
+  std::string name;  // top-level argument name, or a JSON pointer ("/a/b")
   bool required = false;
-  std::vector<std::string> path_allow; // globs over the normalised path (and its symlink target)
+  std::vector<std::string> path_allow;  // globs over the normalised path (and its symlink target)
   std::vector<std::string> path_deny;
-  std::vector<std::string> hosts;      // URL host globs ("*.example.com")
-  std::vector<std::string> schemes;    // URL schemes ("https")
+  std::vector<std::string> hosts;         // URL host globs ("*.example.com")
+  std::vector<std::string> schemes;       // URL schemes ("https")
   std::shared_ptr<const re2::RE2> regex;  // must match the whole string
   std::string regex_text;
   std::optional<std::size_t> min_length, max_length;  // in code points
   std::optional<double> minimum, maximum;
-  std::string location;                // file:line:col of the constraint, for messages
+  std::string location;  // file:line:col of the constraint, for messages
 };
 
 struct rate_limit {
@@ -69,14 +75,14 @@ struct rate_limit {
 // One rule for tools/call. The first rule whose server and tool globs match decides the action;
 // its constraints, rate limit and roles apply to the call.
 struct tool_rule {
-  std::string server = "*";   // glob over serverInfo.name
-  std::string tool = "*";     // glob over the tool name
+  std::string server = "*";        // glob over serverInfo.name
+  std::string tool = "*";          // glob over the tool name
   std::optional<action> decision;  // absent: the default action (the rule only adds checks)
-  std::string reason;         // shown to the user in an ask, recorded in the audit log
+  std::string reason;              // shown to the user in an ask, recorded in the audit log
   std::vector<argument_constraint> arguments;
   std::optional<rate_limit> limit;
-  std::optional<role_set> roles;   // replaces the analysis' roles for matching tools
-  std::string location;       // file:line:col of the rule
+  std::optional<role_set> roles;  // replaces the analysis' roles for matching tools
+  std::string location;           // file:line:col of the rule
 };
 
 struct surface_rules {
@@ -90,8 +96,8 @@ struct result_rules {
   result_action hidden_unicode = result_action::sanitize;
   analysis::severity hidden_unicode_at = analysis::severity::high;
   result_action ansi = result_action::sanitize;
-  bool scan_resources = true;   // resources/read results
-  bool scan_prompts = true;     // prompts/get results
+  bool scan_resources = true;  // resources/read results
+  bool scan_prompts = true;    // prompts/get results
 };
 
 struct secret_rules {
@@ -110,11 +116,12 @@ struct flow_rules {
   std::optional<action> private_then_sink;
 };
 
-enum class pin_mode : std::uint8_t { tofu, strict };
+enum class pin_mode : std::uint8_t { tofu,
+                                     strict };
 
 struct pin_rules {
   pin_mode first_sight = pin_mode::tofu;
-  bool hide_drift = true;   // enforce: hide changed/new items and refuse their calls until approved
+  bool hide_drift = true;  // enforce: hide changed/new items and refuse their calls until approved
 };
 
 struct policy {
@@ -146,4 +153,4 @@ struct text_position {
 };
 text_position position_of(std::string_view text, std::size_t offset) noexcept;
 
-}  // namespace warden::config
+}  // namespace warden::policy

@@ -19,7 +19,7 @@ namespace warden::proxy {
 using namespace protocol;
 
 using nlohmann::json;
-using config::action;
+using policy::action;
 
 std::string_view to_string(item_kind kind) noexcept {
   switch (kind) {
@@ -34,7 +34,8 @@ std::string_view to_string(item_kind kind) noexcept {
 namespace {
 
 const char* name_member(item_kind kind) {
-  return kind == item_kind::resource ? "uri" : kind == item_kind::resource_template ? "uriTemplate" : "name";
+  return kind == item_kind::resource ? "uri" : kind == item_kind::resource_template ? "uriTemplate"
+                                                                                    : "name";
 }
 
 std::string item_name(item_kind kind, const json& item) {
@@ -43,20 +44,21 @@ std::string item_name(item_kind kind, const json& item) {
   return it != item.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-int rank(action a) { return a == action::deny ? 2 : a == action::ask ? 1 : 0; }
+int rank(action a) { return a == action::deny ? 2 : a == action::ask ? 1
+                                                                     : 0; }
 
-config::role_set from_analysis(std::uint8_t roles) {
+policy::role_set from_analysis(std::uint8_t roles) {
   using analysis::role;
-  config::role_set out = 0;
-  auto map = [&](role from, config::role to) {
-    if (roles & static_cast<std::uint8_t>(from)) out = static_cast<config::role_set>(out | config::role_bit(to));
+  policy::role_set out = 0;
+  auto map = [&](role from, policy::role to) {
+    if (roles & static_cast<std::uint8_t>(from)) out = static_cast<policy::role_set>(out | policy::role_bit(to));
   };
-  map(role::untrusted_input, config::role::untrusted_content);
-  map(role::private_data, config::role::private_data);
-  map(role::external_sink, config::role::external_sink);
-  map(role::code_execution, config::role::code_execution);
-  map(role::destructive, config::role::destructive);
-  map(role::filesystem_write, config::role::filesystem_write);
+  map(role::untrusted_input, policy::role::untrusted_content);
+  map(role::private_data, policy::role::private_data);
+  map(role::external_sink, policy::role::external_sink);
+  map(role::code_execution, policy::role::code_execution);
+  map(role::destructive, policy::role::destructive);
+  map(role::filesystem_write, policy::role::filesystem_write);
   return out;
 }
 
@@ -83,7 +85,7 @@ void merge(call_decision& into, action what, std::string rule, std::string reaso
 
 }  // namespace
 
-policy_engine::policy_engine(config::policy rules, config::mode mode) : policy_(std::move(rules)), mode_(mode) {
+policy_engine::policy_engine(policy::policy rules, policy::mode mode) : policy_(std::move(rules)), mode_(mode) {
   if (const char* home = std::getenv("HOME")) home_ = home;
 }
 
@@ -105,7 +107,7 @@ void policy_engine::judge_items(const analysis::server_surface& surface) {
     if (!list.is_array()) return;
     for (const auto& item : list) {
       const std::string name = item_name(kind, item);
-      std::string digest = config::pin_item(std::string(to_string(kind)), item).digest;
+      std::string digest = policy::pin_item(std::string(to_string(kind)), item).digest;
       const item_verdict* judged = verdict_for(digest);
       if (!judged) pending.emplace_back(kind, &item);
       known_item known{kind, item, std::move(digest), judged};
@@ -134,8 +136,9 @@ void policy_engine::judge_items(const analysis::server_surface& surface) {
     item_verdict v;
     const std::string name = item_name(kind, *item);
     const std::string prefix = kind == item_kind::tool ? "tools[" : kind == item_kind::prompt ? "prompts["
-                               : kind == item_kind::resource ? "resources[" : "resourceTemplates[";
-    const bool covered = kind == item_kind::tool ? policy_.surface.tools
+                                                                : kind == item_kind::resource ? "resources["
+                                                                                              : "resourceTemplates[";
+    const bool covered = kind == item_kind::tool     ? policy_.surface.tools
                          : kind == item_kind::prompt ? policy_.surface.prompts
                                                      : policy_.surface.resources;
     if (policy_.surface.hide_at && covered) {
@@ -150,14 +153,14 @@ void policy_engine::judge_items(const analysis::server_surface& surface) {
     if (kind == item_kind::tool)
       for (const auto& cap : report.capabilities)
         if (cap.tool == name && (!replaces || cap.server == current)) v.roles = from_analysis(cap.roles);
-    verdicts_[config::pin_item(std::string(to_string(kind)), *item).digest] = std::move(v);
+    verdicts_[policy::pin_item(std::string(to_string(kind)), *item).digest] = std::move(v);
   }
   // The new verdicts' map nodes stay put, so each tool keeps a pointer to its own.
   for (auto& [name, known] : known_tools_)
     if (!known.verdict) known.verdict = verdict_for(known.digest);
 }
 
-void policy_engine::set_pins(const config::server_pins* pins) {
+void policy_engine::set_pins(const policy::server_pins* pins) {
   pins_ = pins;
   pins_set_ = true;
 }
@@ -171,10 +174,10 @@ std::string policy_engine::drift_reason(item_kind kind, const std::string& name,
   if (!policy_.pins.hide_drift || !pins_set_) return {};
   const std::string kind_name(to_string(kind));
   if (!pins_) {
-    if (policy_.pins.first_sight == config::pin_mode::strict) return "not yet approved (strict pinning, server never pinned)";
+    if (policy_.pins.first_sight == policy::pin_mode::strict) return "not yet approved (strict pinning, server never pinned)";
     return {};
   }
-  const auto it = pins_->items.find(config::item_key(kind_name, name));
+  const auto it = pins_->items.find(policy::item_key(kind_name, name));
   if (it == pins_->items.end()) return kind_name + " '" + name + "' is new since the server was pinned";
   if (it->second.digest != digest)
     return kind_name + " '" + name + "' changed since it was pinned (" + it->second.digest.substr(0, 19) + "...)";
@@ -182,7 +185,7 @@ std::string policy_engine::drift_reason(item_kind kind, const std::string& name,
 }
 
 std::string policy_engine::hidden_reason(item_kind kind, const json& item) const {
-  return hidden_reason(kind, item_name(kind, item), config::pin_item(std::string(to_string(kind)), item).digest);
+  return hidden_reason(kind, item_name(kind, item), policy::pin_item(std::string(to_string(kind)), item).digest);
 }
 
 std::string policy_engine::hidden_reason(item_kind kind, const std::string& name, const std::string& digest) const {
@@ -192,7 +195,8 @@ std::string policy_engine::hidden_reason(item_kind kind, const std::string& name
 
 json policy_engine::filter_listing(item_kind kind, const json& result, std::vector<std::string>& removed) const {
   const char* key = kind == item_kind::tool ? "tools" : kind == item_kind::prompt ? "prompts"
-                    : kind == item_kind::resource ? "resources" : "resourceTemplates";
+                                                    : kind == item_kind::resource ? "resources"
+                                                                                  : "resourceTemplates";
   json out = result;
   if (!out.is_object() || !out.contains(key) || !out[key].is_array()) return out;
   json kept = json::array();
@@ -210,11 +214,11 @@ const policy_engine::known_item* policy_engine::current_tool(std::string_view na
   return it == known_tools_.end() ? nullptr : &it->second;
 }
 
-config::role_set policy_engine::roles_of(std::string_view tool) const {
+policy::role_set policy_engine::roles_of(std::string_view tool) const {
   for (const auto& rule : policy_.tools)
-    if (rule.roles && config::glob_match(rule.server, server_name_) && config::glob_match(rule.tool, tool)) return *rule.roles;
+    if (rule.roles && policy::glob_match(rule.server, server_name_) && policy::glob_match(rule.tool, tool)) return *rule.roles;
   for (const auto& [glob, roles] : policy_.roles)
-    if (config::glob_match(glob, tool)) return roles;
+    if (policy::glob_match(glob, tool)) return roles;
   if (const known_item* definition = current_tool(tool); definition && definition->verdict) return definition->verdict->roles;
   return 0;
 }
@@ -230,7 +234,7 @@ std::string policy_engine::refuse_item(item_kind kind, std::string_view name) co
 namespace {
 
 // Checks one value against a constraint; "" when it passes.
-std::string check_value(const config::argument_constraint& c, const json& value, const std::string& home) {
+std::string check_value(const policy::argument_constraint& c, const json& value, const std::string& home) {
   const std::string label = "argument '" + c.name + "'";
   const bool wants_string = !c.path_allow.empty() || !c.path_deny.empty() || !c.hosts.empty() || !c.schemes.empty() ||
                             c.regex || c.min_length || c.max_length;
@@ -252,31 +256,31 @@ std::string check_value(const config::argument_constraint& c, const json& value,
   if (c.max_length && code_points(text) > *c.max_length) return label + " is longer than " + std::to_string(*c.max_length);
   if (c.regex && !re2::RE2::FullMatch(text, *c.regex)) return label + " does not match " + c.regex_text;
   if (!c.path_allow.empty() || !c.path_deny.empty()) {
-    const auto lexical = config::normalize_path(text, home);
+    const auto lexical = policy::normalize_path(text, home);
     if (!lexical) return label + " is not a usable path";
-    const std::string real = config::resolve_symlinks(*lexical);
+    const std::string real = policy::resolve_symlinks(*lexical);
     for (const auto& glob : c.path_deny)
-      if (config::glob_match(glob, *lexical) || config::glob_match(glob, real))
+      if (policy::glob_match(glob, *lexical) || policy::glob_match(glob, real))
         return label + " path " + *lexical + (real != *lexical ? " (-> " + real + ")" : "") + " matches denied " + glob;
     if (!c.path_allow.empty()) {
       auto allowed = [&](const std::string& p) {
-        return std::any_of(c.path_allow.begin(), c.path_allow.end(), [&](const std::string& g) { return config::glob_match(g, p); });
+        return std::any_of(c.path_allow.begin(), c.path_allow.end(), [&](const std::string& g) { return policy::glob_match(g, p); });
       };
       if (!allowed(*lexical)) return label + " path " + *lexical + " is outside the allowed paths";
       if (!allowed(real)) return label + " path " + *lexical + " resolves to " + real + ", outside the allowed paths";
     }
   }
   if (!c.hosts.empty() || !c.schemes.empty()) {
-    const auto host = config::url_host(text);
+    const auto host = policy::url_host(text);
     if (!host) return label + " is not an absolute URL";
     if (!c.schemes.empty()) {
       std::string scheme = text.substr(0, text.find("://"));
       for (char& ch : scheme) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      if (std::none_of(c.schemes.begin(), c.schemes.end(), [&](const std::string& g) { return config::glob_match(g, scheme); }))
+      if (std::none_of(c.schemes.begin(), c.schemes.end(), [&](const std::string& g) { return policy::glob_match(g, scheme); }))
         return label + " URL scheme " + scheme + " is not allowed";
     }
     if (!c.hosts.empty() &&
-        std::none_of(c.hosts.begin(), c.hosts.end(), [&](const std::string& g) { return config::glob_match(g, *host); }))
+        std::none_of(c.hosts.begin(), c.hosts.end(), [&](const std::string& g) { return policy::glob_match(g, *host); }))
       return label + " URL host " + *host + " is not in the allowed hosts";
   }
   return {};
@@ -335,18 +339,18 @@ call_decision policy_engine::decide_call(std::string_view tool, const call_argum
   }
   if (pins_set_ && policy_.pins.hide_drift) {
     const std::string why = definition ? drift_reason(item_kind::tool, std::string(tool), definition->digest)
-                                       : (pins_ && !pins_->items.count(config::item_key("tool", std::string(tool))))
-                                             ? "tool '" + std::string(tool) + "' is not pinned"
-                                             : std::string();
+                            : (pins_ && !pins_->items.count(policy::item_key("tool", std::string(tool))))
+                                ? "tool '" + std::string(tool) + "' is not pinned"
+                                : std::string();
     if (!why.empty()) merge(d, action::deny, "pins.drift", why + "; approve with 'mcp-warden pins approve'");
   }
 
   // The first matching rule decides the action; without one, the default applies.
-  const config::tool_rule* rule = nullptr;
+  const policy::tool_rule* rule = nullptr;
   std::size_t rule_index = 0;
   for (std::size_t i = 0; i < policy_.tools.size(); ++i) {
     const auto& r = policy_.tools[i];
-    if (config::glob_match(r.server, server_name_) && config::glob_match(r.tool, tool)) {
+    if (policy::glob_match(r.server, server_name_) && policy::glob_match(r.tool, tool)) {
       rule = &r;
       rule_index = i;
       break;
@@ -354,12 +358,13 @@ call_decision policy_engine::decide_call(std::string_view tool, const call_argum
   }
   const action base = rule && rule->decision ? *rule->decision : policy_.default_action;
   // Named only when a rule matched or the default does not allow (this runs on every call).
-  const std::string rule_id = rule ? "tools[" + std::to_string(rule_index) + "]"
-                              : base != action::allow ? std::string("default") : std::string();
+  const std::string rule_id = rule                    ? "tools[" + std::to_string(rule_index) + "]"
+                              : base != action::allow ? std::string("default")
+                                                      : std::string();
   if (base != action::allow)
     merge(d, base, rule_id,
           (rule && rule->decision ? "rule " + rule_id + " (" + rule->location + ")" : std::string("default action")) + ": " +
-              std::string(config::to_string(base)) + (rule && !rule->reason.empty() ? " - " + rule->reason : ""));
+              std::string(policy::to_string(base)) + (rule && !rule->reason.empty() ? " - " + rule->reason : ""));
   else if (rule)
     d.rules.push_back(rule_id);
   if (base == action::ask) d.ask_text = rule && !rule->reason.empty() ? rule->reason : "the policy asks for confirmation";
@@ -403,9 +408,9 @@ call_decision policy_engine::decide_call(std::string_view tool, const call_argum
     }
   }
 
-  const config::role_set roles = roles_of(tool);
-  const bool sink = roles & config::role_bit(config::role::external_sink);
-  const bool destructive = roles & config::role_bit(config::role::destructive);
+  const policy::role_set roles = roles_of(tool);
+  const bool sink = roles & policy::role_bit(policy::role::external_sink);
+  const bool destructive = roles & policy::role_bit(policy::role::destructive);
 
   d.secrets = call_args.secret_kinds(true);
   if (!d.secrets.empty()) {
@@ -440,9 +445,9 @@ call_decision policy_engine::decide_call(std::string_view tool, const call_argum
 
 void policy_engine::note_call_result(std::string_view tool, bool is_error) {
   if (is_error) return;
-  const config::role_set roles = roles_of(tool);
-  if ((roles & config::role_bit(config::role::untrusted_content)) && untrusted_source_.empty()) untrusted_source_ = tool;
-  if ((roles & config::role_bit(config::role::private_data)) && private_source_.empty()) private_source_ = tool;
+  const policy::role_set roles = roles_of(tool);
+  if ((roles & policy::role_bit(policy::role::untrusted_content)) && untrusted_source_.empty()) untrusted_source_ = tool;
+  if ((roles & policy::role_bit(policy::role::private_data)) && private_source_.empty()) private_source_ = tool;
 }
 
 // --- results -------------------------------------------------------------------------------------
@@ -550,28 +555,28 @@ struct text_findings {
   bool block = false, sanitize_hidden = false, sanitize_ansi = false, injection_note = false;
 };
 
-text_findings judge_texts(const config::policy& policy, const std::vector<std::string_view>& texts, result_judgement& j) {
+text_findings judge_texts(const policy::policy& policy, const std::vector<std::string_view>& texts, result_judgement& j) {
   text_findings found;
   const auto& r = policy.results;
   for (const std::string_view text : texts) {
-    if (r.ansi != config::result_action::off && has_terminal_escapes(text)) {
+    if (r.ansi != policy::result_action::off && has_terminal_escapes(text)) {
       j.rules.push_back("results.ansi");
-      if (r.ansi == config::result_action::block) found.block = true;
-      if (r.ansi == config::result_action::sanitize) found.sanitize_ansi = true;
+      if (r.ansi == policy::result_action::block) found.block = true;
+      if (r.ansi == policy::result_action::sanitize) found.sanitize_ansi = true;
     }
     for (const auto& f : analysis::scan_text(text)) {
       const analysis::rule_info* info = analysis::find_rule(f.rule_id);
       const bool hidden = info ? info->family == analysis::category::hidden_unicode : f.rule_id.find("hidden") != std::string::npos;
       if (hidden && is_ansi_rule(f.rule_id)) continue;  // terminal escapes follow the ansi rule
-      const config::result_action what = hidden ? r.hidden_unicode : r.injection;
+      const policy::result_action what = hidden ? r.hidden_unicode : r.injection;
       const analysis::severity at = hidden ? r.hidden_unicode_at : r.injection_at;
-      if (what == config::result_action::off || f.level < at) continue;
+      if (what == policy::result_action::off || f.level < at) continue;
       if (std::find(j.rules.begin(), j.rules.end(), f.rule_id) == j.rules.end()) {
         j.rules.push_back(f.rule_id);
         if (j.reason.empty()) j.reason = f.rule_id + " (" + std::string(analysis::to_string(f.level)) + "): " + f.message;
       }
-      if (what == config::result_action::block) found.block = true;
-      if (what == config::result_action::sanitize) (hidden ? found.sanitize_hidden : found.injection_note) = true;
+      if (what == policy::result_action::block) found.block = true;
+      if (what == policy::result_action::sanitize) (hidden ? found.sanitize_hidden : found.injection_note) = true;
     }
   }
   return found;

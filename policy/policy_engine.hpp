@@ -29,21 +29,23 @@ namespace warden::proxy {
 inline constexpr std::string_view allowed_by_default = "allowed by default";
 
 struct call_decision {
-  config::action what = config::action::allow;
-  std::string reason;               // precise, for the audit log (never shown to the model); "" for allowed_by_default
-  std::string ask_text;             // for the user when what == ask
-  std::vector<std::string> rules;   // every rule that matched, e.g. "tools[1]", "flow.untrusted_then_sink"
-  std::vector<std::string> secrets; // credential kinds seen in the arguments
+  policy::action what = policy::action::allow;
+  std::string reason;                // precise, for the audit log (never shown to the model); "" for allowed_by_default
+  std::string ask_text;              // for the user when what == ask
+  std::vector<std::string> rules;    // every rule that matched, e.g. "tools[1]", "flow.untrusted_then_sink"
+  std::vector<std::string> secrets;  // credential kinds seen in the arguments
 };
 
 struct result_judgement {
-  enum class outcome { pass, sanitized, blocked } what = outcome::pass;
-  std::vector<std::string> rules;   // analysis rule ids / result rules that fired
+  enum class outcome { pass,
+                       sanitized,
+                       blocked } what = outcome::pass;
+  std::vector<std::string> rules;  // analysis rule ids / result rules that fired
   std::string reason;
   std::size_t secrets_redacted = 0;
   std::size_t removed_invisible = 0, removed_escapes = 0;
-  nlohmann::json replacement;       // sanitized: the new result; blocked: the error result (tools/call)
-  bool changed = false;             // replacement differs from the original (sanitised or redacted)
+  nlohmann::json replacement;  // sanitized: the new result; blocked: the error result (tools/call)
+  bool changed = false;        // replacement differs from the original (sanitised or redacted)
 };
 
 // A tools/call's arguments: the client's JSON text, or a document. The policy searches the text
@@ -51,7 +53,7 @@ struct result_judgement {
 // parses its copy on the audit writer's thread, off the relay.
 class call_arguments {
  public:
-  call_arguments() = default;  // none: an empty object
+  call_arguments() = default;                                                  // none: an empty object
   call_arguments(nlohmann::json document) : document_(std::move(document)) {}  // NOLINT: implicit, a document is one
   // One JSON value, already validated (a slice of an accepted message).
   static call_arguments from_text(std::string_view text);
@@ -66,12 +68,15 @@ class call_arguments {
   std::vector<std::string> secret_kinds(bool generic) const;
 
  private:
-  std::string text_;                              // "" when there is none, or a document
+  std::string text_;  // "" when there is none, or a document
   mutable std::optional<nlohmann::json> document_;
 };
 
 // The kinds of listed items the surface rules cover.
-enum class item_kind { tool, prompt, resource, resource_template };
+enum class item_kind { tool,
+                       prompt,
+                       resource,
+                       resource_template };
 std::string_view to_string(item_kind kind) noexcept;
 
 // Generic texts the model sees; deliberately say nothing about which rule fired.
@@ -83,11 +88,11 @@ class policy_engine {
  public:
   using clock = std::chrono::steady_clock;
 
-  policy_engine(config::policy rules, config::mode mode);
+  policy_engine(policy::policy rules, policy::mode mode);
 
-  const config::policy& rules() const noexcept { return policy_; }
-  config::mode mode() const noexcept { return mode_; }
-  bool enforcing() const noexcept { return mode_ == config::mode::enforce; }
+  const policy::policy& rules() const noexcept { return policy_; }
+  policy::mode mode() const noexcept { return mode_; }
+  bool enforcing() const noexcept { return mode_ == policy::mode::enforce; }
   void set_server_name(std::string name) { server_name_ = std::move(name); }
 
   // --- surface ---
@@ -95,7 +100,7 @@ class policy_engine {
   // surface rules hide it. Results are cached by item digest, so repeated listings cost little.
   void judge_items(const analysis::server_surface& surface);
   // Pins of this server (nullptr: none yet). Items that differ from them, or are new, are drifted.
-  void set_pins(const config::server_pins* pins);
+  void set_pins(const policy::server_pins* pins);
   // Why an item is hidden ("" when it is not): surface findings, or drift from the pins.
   std::string hidden_reason(item_kind kind, const nlohmann::json& item) const;
   // A copy of a list result without the hidden items; `removed` gets "name: reason" entries.
@@ -118,13 +123,13 @@ class policy_engine {
   std::optional<result_judgement> judge_result_text(std::string_view method, std::string_view result,
                                                     protocol::json_text::lookup* is_error = nullptr) const;
 
-  config::role_set roles_of(std::string_view tool) const;
+  policy::role_set roles_of(std::string_view tool) const;
   bool saw_untrusted() const noexcept { return !untrusted_source_.empty(); }
 
  private:
   struct item_verdict {
-    std::string hide_reason;   // surface findings at or above the threshold
-    config::role_set roles = 0;
+    std::string hide_reason;  // surface findings at or above the threshold
+    policy::role_set roles = 0;
   };
   // An item as last listed, with its pin digest computed once (calls look it up by name).
   struct known_item {
@@ -138,17 +143,17 @@ class policy_engine {
   std::string hidden_reason(item_kind kind, const std::string& name, const std::string& digest) const;
   const known_item* current_tool(std::string_view name) const;
 
-  config::policy policy_;
-  config::mode mode_;
+  policy::policy policy_;
+  policy::mode mode_;
   std::string server_name_;
   std::string home_;
-  std::map<std::string, item_verdict> verdicts_;       // by pin digest
+  std::map<std::string, item_verdict> verdicts_;                // by pin digest
   std::map<std::string, known_item, std::less<>> known_tools_;  // latest definition seen per tool name
-  std::map<std::string, known_item> known_items_;                // prompts/resources by kind:name
-  const config::server_pins* pins_ = nullptr;
+  std::map<std::string, known_item> known_items_;               // prompts/resources by kind:name
+  const policy::server_pins* pins_ = nullptr;
   bool pins_set_ = false;
-  std::string untrusted_source_;   // first untrusted-content tool that returned data
-  std::string private_source_;     // first private-data tool that returned data
+  std::string untrusted_source_;                                                         // first untrusted-content tool that returned data
+  std::string private_source_;                                                           // first private-data tool that returned data
   std::map<std::size_t, std::map<std::string, std::deque<clock::time_point>>> windows_;  // rule -> tool -> calls
 };
 

@@ -16,7 +16,7 @@ using namespace protocol;
 using namespace std::string_view_literals;
 
 using nlohmann::json;
-using config::action;
+using policy::action;
 
 namespace {
 
@@ -73,12 +73,12 @@ policy_inspector::policy_inspector(policy_inspector_options options)
 result<std::unique_ptr<policy_inspector>> policy_inspector::create(policy_inspector_options options) {
   std::unique_ptr<policy_inspector> self(new policy_inspector(std::move(options)));
   if (!self->options_.lockfile_path.empty()) {
-    auto loaded = config::load_lockfile(self->options_.lockfile_path);
+    auto loaded = policy::load_lockfile(self->options_.lockfile_path);
     if (!loaded) return error{loaded.error_message()};
     self->lock_ = std::move(*loaded);
     if (auto it = self->lock_.servers.find(self->options_.identity); it != self->lock_.servers.end())
       self->engine_.set_pins(&it->second);
-    else if (self->options_.rules.pins.first_sight == config::pin_mode::strict)
+    else if (self->options_.rules.pins.first_sight == policy::pin_mode::strict)
       self->engine_.set_pins(nullptr);  // nothing approved yet: everything stays hidden
   }
   return self;
@@ -241,10 +241,10 @@ verdict policy_inspector::ask_user(const message& msg, pending& entry) {
   v.reason = entry.decision.reason;
   v.more().ask_timeout = std::chrono::seconds(options_.rules.ask_timeout_seconds);
   v.more().question = {{"message", text},
-                {"requestedSchema",
-                 {{"type", "object"},
-                  {"properties", {{"approve", {{"type", "boolean"}, {"title", "Allow this call"}, {"description", "Allow this one call"}}}}},
-                  {"required", json::array({"approve"})}}}};
+                       {"requestedSchema",
+                        {{"type", "object"},
+                         {"properties", {{"approve", {{"type", "boolean"}, {"title", "Allow this call"}, {"description", "Allow this one call"}}}}},
+                         {"required", json::array({"approve"})}}}};
   const json id = msg.id;
   v.more().resume = [this, key, id](const json* answer) -> verdict {
     auto it = pending_.find(key);
@@ -341,9 +341,11 @@ verdict policy_inspector::on_answer(pending entry, const message& msg, const jso
     analysis::server_surface page;
     page.name = server_name_;
     const char* member = *kind == item_kind::tool ? "tools" : *kind == item_kind::prompt ? "prompts"
-                         : *kind == item_kind::resource ? "resources" : "resourceTemplates";
+                                                          : *kind == item_kind::resource ? "resources"
+                                                                                         : "resourceTemplates";
     json& target = *kind == item_kind::tool ? page.tools : *kind == item_kind::prompt ? page.prompts
-                   : *kind == item_kind::resource ? page.resources : page.resource_templates;
+                                                       : *kind == item_kind::resource ? page.resources
+                                                                                      : page.resource_templates;
     target = result->value(member, json::array());
     engine_.judge_items(page);
     std::vector<std::string> removed;
@@ -371,7 +373,8 @@ void policy_inspector::apply_judgement(const pending& entry, const json& id, res
   if (entry.method == "tools/call"sv && !(blocked && engine_.enforcing())) engine_.note_call_result(entry.tool, is_error);
   if (judged.rules.empty() && !judged.changed) return;
   extra["result_rules"] = rules_json(judged.rules);
-  extra["result_action"] = blocked ? "block" : judged.what == result_judgement::outcome::sanitized ? "sanitize" : "redact";
+  extra["result_action"] = blocked ? "block" : judged.what == result_judgement::outcome::sanitized ? "sanitize"
+                                                                                                   : "redact";
   if (!judged.reason.empty()) extra["result_reason"] = judged.reason;
   if (judged.removed_invisible + judged.removed_escapes > 0)
     extra["removed"] = {{"invisible", judged.removed_invisible}, {"escapes", judged.removed_escapes}};
@@ -392,7 +395,7 @@ struct policy_inspector::pair_record final : deferred_record {
   std::optional<answer_facts> answer;  // none: the request was not forwarded
   json extra;
   std::int64_t latency_us = 0;
-  config::mode mode = config::mode::audit;
+  policy::mode mode = policy::mode::audit;
   bool enforcing = false;
   std::shared_ptr<const std::string> session;
 
@@ -405,7 +408,7 @@ struct policy_inspector::pair_record final : deferred_record {
     else if (call) event.value("arguments", std::move(entry.arguments).take_document(), true);
     if (!entry.asked.empty()) event.text("asked", std::move(entry.asked), true);
     if (entry.decided) {
-      event.text("decision", std::string(config::to_string(entry.decision.what)), false);
+      event.text("decision", std::string(policy::to_string(entry.decision.what)), false);
       if (!enforcing) event.flag("enforced", false);
     }
     if (answer && answer->has_error) event.value("error", std::move(answer->error), true);
@@ -414,7 +417,7 @@ struct policy_inspector::pair_record final : deferred_record {
     event.value("id", std::move(entry.id), true);
     if (answer && !answer->has_error && answer->is_error) event.flag("is_error", true);
     event.number("latency_us", latency_us);
-    event.text("mode", std::string(config::to_string(mode)), false);
+    event.text("mode", std::string(policy::to_string(mode)), false);
     const bool is_resource = entry.method == "resources/read"sv;
     event.text("method", std::move(entry.method), true);
     if (!entry.tool.empty() && !call && !is_resource) event.text("name", std::move(entry.tool), true);
@@ -444,7 +447,7 @@ void policy_inspector::count_call(const pending& entry, bool answered) {
   const auto verdict = static_cast<std::size_t>(entry.decision.what);
   if (verdict >= call_counters_.size()) return;
   auto& calls = call_counters_[verdict];
-  if (!calls) calls = &options_.metrics->tool_calls.with({config::to_string(entry.decision.what), server_name_});
+  if (!calls) calls = &options_.metrics->tool_calls.with({policy::to_string(entry.decision.what), server_name_});
   calls->inc();
   if (!answered) return;
   if (!call_duration_) call_duration_ = &options_.metrics->tool_call_duration.with({server_name_});
@@ -499,10 +502,10 @@ void policy_inspector::surface_changed(const analysis::server_surface& surface, 
   }
   if (options_.lockfile_path.empty()) return;
 
-  const auto items = config::pin_surface(surface);
+  const auto items = policy::pin_surface(surface);
   auto it = lock_.servers.find(options_.identity);
   if (it == lock_.servers.end()) {
-    if (options_.rules.pins.first_sight == config::pin_mode::strict) {
+    if (options_.rules.pins.first_sight == policy::pin_mode::strict) {
       if (last_drift_ != "unpinned") {
         last_drift_ = "unpinned";
         spdlog::warn("strict pinning: server '{}' has no pins; its items stay hidden until 'mcp-warden pins approve'", surface.name);
@@ -512,30 +515,30 @@ void policy_inspector::surface_changed(const analysis::server_surface& surface, 
       return;
     }
     // Trust on first use: pin what we see now.
-    config::server_pins pins;
+    policy::server_pins pins;
     pins.identity = options_.identity;
     pins.server_name = surface.name;
     pins.pinned_at = base::utc_timestamp();
-    for (const auto& item : items) pins.items[config::item_key(item.kind, item.name)] = item;
+    for (const auto& item : items) pins.items[policy::item_key(item.kind, item.name)] = item;
     lock_.servers[options_.identity] = std::move(pins);
     // Re-read before writing: another session may have pinned other servers meanwhile.
-    if (auto fresh = config::load_lockfile(options_.lockfile_path); fresh) {
+    if (auto fresh = policy::load_lockfile(options_.lockfile_path); fresh) {
       fresh->servers[options_.identity] = lock_.servers[options_.identity];
       lock_ = std::move(*fresh);
     }
-    if (auto saved = config::save_lockfile(options_.lockfile_path, lock_); !saved)
+    if (auto saved = policy::save_lockfile(options_.lockfile_path, lock_); !saved)
       spdlog::error("{}", saved.error_message());
     engine_.set_pins(&lock_.servers[options_.identity]);
     audit({{"event", "pins_created"}, {"identity", options_.identity}, {"items", items.size()}});
     spdlog::info("pinned {} item(s) of server '{}' (trust on first use)", items.size(), surface.name);
     return;
   }
-  const auto drift = config::diff_pins(it->second, items);
+  const auto drift = policy::diff_pins(it->second, items);
   json report = json::array();
   for (const auto& d : drift) {
     json fields = json::array();
     for (const auto& f : d.fields) fields.push_back({{"field", f.field}, {"before", f.before}, {"after", f.after}});
-    json entry = {{"change", config::to_string(d.what)}, {"kind", d.kind}, {"name", d.name}, {"fields", fields}};
+    json entry = {{"change", policy::to_string(d.what)}, {"kind", d.kind}, {"name", d.name}, {"fields", fields}};
     if (!d.previous_name.empty()) entry["previous_name"] = d.previous_name;
     report.push_back(std::move(entry));
   }
@@ -555,18 +558,18 @@ void policy_inspector::surface_changed(const analysis::server_surface& surface, 
 }
 
 // Records what was seen for `pins diff` / `pins approve`, without touching the approved pins.
-void policy_inspector::save_pending(const std::string& server_name, const std::vector<config::pinned_item>& items) {
-  auto fresh = config::load_lockfile(options_.lockfile_path);
-  config::lockfile next = fresh ? std::move(*fresh) : lock_;
+void policy_inspector::save_pending(const std::string& server_name, const std::vector<policy::pinned_item>& items) {
+  auto fresh = policy::load_lockfile(options_.lockfile_path);
+  policy::lockfile next = fresh ? std::move(*fresh) : lock_;
   auto& entry = next.servers[options_.identity];
   if (entry.identity.empty()) {
     entry.identity = options_.identity;
     entry.server_name = server_name;
   }
   entry.pending.clear();
-  for (const auto& item : items) entry.pending[config::item_key(item.kind, item.name)] = item;
+  for (const auto& item : items) entry.pending[policy::item_key(item.kind, item.name)] = item;
   entry.pending_seen_at = base::utc_timestamp();
-  if (auto saved = config::save_lockfile(options_.lockfile_path, next); !saved) spdlog::error("{}", saved.error_message());
+  if (auto saved = policy::save_lockfile(options_.lockfile_path, next); !saved) spdlog::error("{}", saved.error_message());
 }
 
 void policy_inspector::session_ended() {

@@ -27,11 +27,11 @@ struct warden_metrics;
 namespace warden::proxy {
 
 struct policy_inspector_options {
-  config::policy rules = config::default_policy();
-  config::mode mode = config::mode::audit;
-  std::string identity;          // server identity for pins: argv joined, or a URL
-  std::string lockfile_path;     // "" = no pinning
-  audit_log* audit = nullptr;    // may be null; must outlive the inspector
+  policy::policy rules = policy::default_policy();
+  policy::mode mode = policy::mode::audit;
+  std::string identity;        // server identity for pins: argv joined, or a URL
+  std::string lockfile_path;   // "" = no pinning
+  audit_log* audit = nullptr;  // may be null; must outlive the inspector
   std::string session_id;
   metrics::warden_metrics* metrics = nullptr;  // may be null; must outlive the inspector
 };
@@ -58,19 +58,19 @@ class policy_inspector : public inspector {
     std::string method;
     std::string tool;
     nlohmann::json id;
-    call_arguments arguments;   // tools/call
+    call_arguments arguments;  // tools/call
     call_decision decision;
-    bool decided = false;       // a tools/call that went through decide_call
-    std::string asked;          // "", or the user's answer: accept / decline / cancel / timeout / no-elicitation
+    bool decided = false;  // a tools/call that went through decide_call
+    std::string asked;     // "", or the user's answer: accept / decline / cancel / timeout / no-elicitation
     std::chrono::steady_clock::time_point started;
     std::chrono::steady_clock::time_point relayed;  // later than started when the user was asked
   };
   // What the audit record says of the server's answer.
   struct answer_facts {
     std::size_t bytes = 0;
-    bool has_error = false;   // an error response: `error` is its error member
+    bool has_error = false;  // an error response: `error` is its error member
     nlohmann::json error;
-    bool is_error = false;    // a result with isError: true
+    bool is_error = false;  // a result with isError: true
   };
   struct pair_record;  // the audit record of a pending entry, built on the audit writer's thread
   static pending new_entry(const message& msg);
@@ -91,19 +91,19 @@ class policy_inspector : public inspector {
   void count_call(const pending& entry, bool answered);
   void audit(nlohmann::json event);
   void audit(audit_record event);  // adds the session
-  void save_pending(const std::string& server_name, const std::vector<config::pinned_item>& items);
+  void save_pending(const std::string& server_name, const std::vector<policy::pinned_item>& items);
 
   policy_inspector_options options_;
   std::shared_ptr<const std::string> session_id_;  // shared with the pair records in the audit queue
   policy_engine engine_;
-  config::lockfile lock_;
+  policy::lockfile lock_;
   std::string server_name_;
   bool client_can_elicit_ = false;
   std::unordered_map<std::string, pending> pending_;
-  std::string last_drift_;       // digest of the last reported drift, so it is reported once
-  std::string last_surface_;     // digest of the last recorded surface
+  std::string last_drift_;    // digest of the last reported drift, so it is reported once
+  std::string last_surface_;  // digest of the last recorded surface
   // This server's series, resolved on first use and again when the server's name changes.
-  std::array<metrics::counter*, 3> call_counters_{};  // by config::action
+  std::array<metrics::counter*, 3> call_counters_{};  // by policy::action
   metrics::histogram* call_duration_ = nullptr;
 };
 

@@ -4,6 +4,7 @@
 #include "protocol/jsonrpc.hpp"
 
 #include "base/byte_scan.hpp"
+#include "base/json_escape.hpp"
 #include "base/utf8.hpp"
 
 #include <bit>
@@ -62,13 +63,25 @@ class document_builder {
     }
   }
 
-  bool object(json& out, int depth) {
+  // The members or elements after an opening bracket: each read by `item`, separated by commas,
+  // up to `close`.
+  template <typename Item>
+  bool items(char close, Item item) {
     ++at_;
-    out = json::object();
     skip_space();
-    if (take('}')) return true;
+    if (take(close)) return true;
     while (true) {
       skip_space();
+      if (!item()) return false;
+      skip_space();
+      if (take(',')) continue;
+      return take(close);
+    }
+  }
+
+  bool object(json& out, int depth) {
+    out = json::object();
+    return items('}', [&] {
       if (at_ >= s_.size() || s_[at_] != '"') return false;
       std::string key;
       if (!string(key)) return false;
@@ -78,26 +91,18 @@ class document_builder {
       json member;
       if (!value(member, depth + 1)) return false;
       out[std::move(key)] = std::move(member);  // a repeated key: the last one wins, as in nlohmann
-      skip_space();
-      if (take(',')) continue;
-      return take('}');
-    }
+      return true;
+    });
   }
 
   bool array(json& out, int depth) {
-    ++at_;
     out = json::array();
-    skip_space();
-    if (take(']')) return true;
-    while (true) {
-      skip_space();
+    return items(']', [&] {
       json element;
       if (!value(element, depth + 1)) return false;
       out.push_back(std::move(element));
-      skip_space();
-      if (take(',')) continue;
-      return take(']');
-    }
+      return true;
+    });
   }
 
   bool string(std::string& out) {
@@ -122,18 +127,11 @@ class document_builder {
   bool unescape(std::string& out) {
     if (at_ >= s_.size()) return false;
     const char c = s_[at_++];
-    switch (c) {
-      case '"': out += '"'; return true;
-      case '\\': out += '\\'; return true;
-      case '/': out += '/'; return true;
-      case 'b': out += '\b'; return true;
-      case 'f': out += '\f'; return true;
-      case 'n': out += '\n'; return true;
-      case 'r': out += '\r'; return true;
-      case 't': out += '\t'; return true;
-      case 'u': break;
-      default: return false;
+    if (const char plain = base::unescape_json(c)) {
+      out += plain;
+      return true;
     }
+    if (c != 'u') return false;
     std::uint32_t code = 0;
     if (!hex4(code)) return false;
     if (code >= 0xDC00 && code <= 0xDFFF) return false;  // a low surrogate first

@@ -1,6 +1,7 @@
 #include "protocol/jsonrpc.hpp"
 
 #include "base/byte_scan.hpp"
+#include "base/json_escape.hpp"
 #include "base/utf8.hpp"
 
 #include <algorithm>
@@ -13,16 +14,9 @@ using nlohmann::json;
 std::size_t json_nesting_depth(std::string_view bytes, std::size_t stop_above) {
   std::size_t depth = 0;
   std::size_t deepest = 0;
-  bool in_string = false;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
-    const char c = bytes[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    switch (c) {
-      case '"': in_string = true; break;
+    switch (bytes[i]) {
+      case '"': i = base::json_string_end(bytes, i); break;
       case '[':
       case '{':
         if (++depth > deepest) {
@@ -167,10 +161,12 @@ class envelope_scanner {
   bool scan() {
     skip_ws();
     if (at_end() || s_[pos_] != '{') return false;  // batches and non-objects: full path
-    std::string stack;  // open containers; '{' or '['
+    std::string stack;                              // open containers; '{' or '['
     std::size_t value_start = 0;
     std::string_view top_key;  // of the top-level member being read
-    enum class next { value, key, after_value } step = next::value;
+    enum class next { value,
+                      key,
+                      after_value } step = next::value;
     for (;;) {
       switch (step) {
         case next::value: {
@@ -248,8 +244,11 @@ class envelope_scanner {
   // A top-level member; the last of equal keys wins, as in the document.
   bool note(std::string_view name, std::string_view value) {
     if (name.find('\\') != std::string_view::npos) return false;  // "\u006dethod" is "method": full path
-    member* slot = name == "method" ? &method : name == "id" ? &id : name == "result" ? &result
-                 : name == "error" ? &error : name == "params" ? &params : nullptr;
+    member* slot = name == "method" ? &method : name == "id"   ? &id
+                                            : name == "result" ? &result
+                                            : name == "error"  ? &error
+                                            : name == "params" ? &params
+                                                               : nullptr;
     if (slot) *slot = member{value, true};
     return true;
   }
@@ -283,7 +282,7 @@ class envelope_scanner {
       if (!digits()) return false;
       if (pos_ - exponent > 2) return false;  // may overflow a double: let nlohmann judge
     }
-    return pos_ - start <= 64;                // likewise for very long mantissas
+    return pos_ - start <= 64;  // likewise for very long mantissas
   }
 
   // \uXXXX at pos_ (pointing at 'u'); returns the code unit or -1.

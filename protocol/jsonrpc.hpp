@@ -15,7 +15,10 @@
 
 namespace warden::protocol {
 
-enum class message_kind { request, notification, response, batch };
+enum class message_kind { request,
+                          notification,
+                          response,
+                          batch };
 
 struct parse_limits {
   std::size_t max_depth = 512;  // nesting of arrays/objects; deeper input is refused before parsing
@@ -33,12 +36,12 @@ struct text_span {
 
 struct message {
   message_kind kind = message_kind::notification;
-  nlohmann::json doc;                 // the parsed message (for a batch: the whole array)
-  bool has_document = true;           // false: parsed with document = false, `doc` not built yet
-  std::string method;                 // requests and notifications
-  nlohmann::json id;                  // requests and responses; null otherwise
-  std::vector<message> items;         // batch members, in order
-  bool had_invalid_utf8 = false;      // parsed from a copy with U+FFFD replacements
+  nlohmann::json doc;             // the parsed message (for a batch: the whole array)
+  bool has_document = true;       // false: parsed with document = false, `doc` not built yet
+  std::string method;             // requests and notifications
+  nlohmann::json id;              // requests and responses; null otherwise
+  std::vector<message> items;     // batch members, in order
+  bool had_invalid_utf8 = false;  // parsed from a copy with U+FFFD replacements
   // Without a document: the top-level members an inspector may read from the text instead.
   text_span params_text, result_text, error_text;
 

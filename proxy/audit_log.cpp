@@ -382,8 +382,7 @@ void audit_record::append_canonical_text(std::string& out) const {
           else if constexpr (std::is_same_v<type, verbatim>) {
             if (v.canonical) out += v.text;
             else base::append_canonical_json(out, json::parse(v.text));  // not through redact_and_cap
-          }
-          else {  // a number
+          } else {                                                       // a number
             char digits[24];
             out.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
           }
@@ -662,7 +661,7 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
   std::string text;
   // Room for the usual records at once (a call's is ~450 bytes), not a regrowth and copy per doubling.
   text.reserve(std::min<std::size_t>(batch.size() + 1, 8192) * 512);
-  std::size_t in_text = 0;   // events of the batch inside `text`
+  std::size_t in_text = 0;  // events of the batch inside `text`
   std::uint64_t lost = 0;
   // Hands `text` to the kernel. On a failed write the complete records that reached the file stay
   // (a full disk takes a text up to its last free byte) and the torn end is cut off; the chain
@@ -706,9 +705,10 @@ void audit_log::write_batch(std::vector<entry>& batch, std::uint64_t dropped) {
       lost += in_text - events;
       ++write_errors_;
       if (!last_write_failed_ && size_before != std::uint64_t(-1))
-        spdlog::error("audit log '{}': a write failed ({}); records that cannot be written are counted and the "
-                      "loss is recorded once writes succeed again",
-                      options_.path, std::strerror(error));
+        spdlog::error(
+            "audit log '{}': a write failed ({}); records that cannot be written are counted and the "
+            "loss is recorded once writes succeed again",
+            options_.path, std::strerror(error));
       last_write_failed_ = true;
       // A torn end must not stay: the next record would be appended to it.
       if (size_before == std::uint64_t(-1) || ::ftruncate(fd_, static_cast<off_t>(size_before + keep)) != 0)

@@ -50,7 +50,9 @@ class audit_sink;
 class checkpoint_signer;
 class checkpoint_verifier;
 
-enum class audit_sync { never, interval, always };
+enum class audit_sync { never,
+                        interval,
+                        always };
 
 struct audit_options {
   std::string path;
@@ -67,9 +69,9 @@ struct audit_options {
   // audit_record) get credentials replaced by "[REDACTED:<kind>]"; every value is capped:
   // strings past max_string bytes are cut, values nested past max_depth levels summarised.
   bool redact_secrets = false;
-  std::size_t max_string = 0;  // 0: no cap
-  std::size_t max_depth = 0;   // levels below the record (its members are level 1); 0: no cap
-  std::shared_ptr<audit_sink> sink;  // none: nothing shipped
+  std::size_t max_string = 0;                       // 0: no cap
+  std::size_t max_depth = 0;                        // levels below the record (its members are level 1); 0: no cap
+  std::shared_ptr<audit_sink> sink;                 // none: nothing shipped
   std::shared_ptr<const checkpoint_signer> signer;  // none: no checkpoints
   std::uint64_t checkpoint_records = 1000;
   std::chrono::milliseconds checkpoint_interval{60'000};
@@ -203,9 +205,9 @@ class audit_log {
   result<bool> open_file();
   void writer_loop();
   void write_batch(std::vector<entry>& batch, std::uint64_t dropped);
-  bool refresh_tail();     // re-reads seq/hash when someone else appended (call under flock)
+  bool refresh_tail();  // re-reads seq/hash when someone else appended (call under flock)
   void rotate_if_needed();
-  bool append_own(audit_record event, bool gap_note = false);  // a record of the writer's own, written at once (under flock)
+  bool append_own(audit_record event, bool gap_note = false);   // a record of the writer's own, written at once (under flock)
   void ship(std::string_view written, bool gap_note = false) {  // to the sink, if any (under flock, file sound)
     if (options_.sink && expected_size_ != std::uint64_t(-1)) options_.sink->appended(fd_, written, gap_note);
   }
@@ -216,7 +218,7 @@ class audit_log {
     ship({});
     if (auto gap = options_.sink->gap_record(closing, seq_)) append_own(std::move(*gap), true);
   }
-  void write_checkpoint();               // under flock, tail fresh
+  void write_checkpoint();  // under flock, tail fresh
   void checkpoint_if_due(bool closing);
   void count_lost(std::uint64_t n);
   void count_unsigned() {
@@ -236,10 +238,10 @@ class audit_log {
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::condition_variable room_;    // the writer took the queue
+  std::condition_variable room_;  // the writer took the queue
   std::deque<entry> queue_;
-  std::uint64_t dropped_ = 0;       // guarded by mutex_
-  bool writer_stalled_ = false;     // a full queue was not taken within full_wait; until it is
+  std::uint64_t dropped_ = 0;    // guarded by mutex_
+  bool writer_stalled_ = false;  // a full queue was not taken within full_wait; until it is
   bool stopping_ = false;
   bool writer_idle_ = false;  // waiting for the first record of a batch: record() must wake it
   std::atomic<std::uint64_t> written_{0}, total_dropped_{0}, write_errors_{0};
@@ -252,19 +254,19 @@ inline constexpr std::string_view genesis_hash = "000000000000000000000000000000
 
 struct verify_report {
   bool ok = true;
-  std::uint64_t records = 0;        // complete, valid records
-  std::vector<std::string> files;   // verified, oldest first
-  std::string problem;              // first failure: "FILE:LINE: ..."
-  std::string torn_tail;            // a torn last line (crash mid-write): reported, not a failure
-  std::vector<std::string> notes;   // informational (chain starts in a removed file, ...)
+  std::uint64_t records = 0;       // complete, valid records
+  std::vector<std::string> files;  // verified, oldest first
+  std::string problem;             // first failure: "FILE:LINE: ..."
+  std::string torn_tail;           // a torn last line (crash mid-write): reported, not a failure
+  std::vector<std::string> notes;  // informational (chain starts in a removed file, ...)
   // Checkpoints (checked only with keys): every one must verify, and at least one must be there.
-  std::uint64_t checkpoints = 0;      // seen; with keys, all verified
-  std::uint64_t signed_records = 0;   // with keys: records before the last checkpoint (its signature covers them)
-  std::uint64_t unsigned_tail = 0;    // with keys: records after the last checkpoint
-  std::string last_checkpoint;        // "FILE:LINE"
+  std::uint64_t checkpoints = 0;     // seen; with keys, all verified
+  std::uint64_t signed_records = 0;  // with keys: records before the last checkpoint (its signature covers them)
+  std::uint64_t unsigned_tail = 0;   // with keys: records after the last checkpoint
+  std::string last_checkpoint;       // "FILE:LINE"
   // `received` only: records sent twice (skipped), and gaps a syslog_gap record announces.
   std::uint64_t resent = 0;
-  std::vector<std::string> gaps;      // "FILE:LINE: seq A..B not shipped (reason)"
+  std::vector<std::string> gaps;  // "FILE:LINE: seq A..B not shipped (reason)"
 };
 
 // Verifies FILE and its rotated predecessors (FILE.N ... FILE.1, oldest first) as one chain; with
@@ -278,7 +280,7 @@ verify_report verify_log(const std::string& path, const checkpoint_verifier* key
 struct record_check {
   bool ok = false;
   std::string hash;
-  nlohmann::json body;   // the record without "hash"
+  nlohmann::json body;  // the record without "hash"
   std::string problem;
 };
 record_check check_record(std::string_view line);

@@ -171,7 +171,8 @@ result<std::shared_ptr<const checkpoint_signer>> checkpoint_signer::load(const s
   if (!pem) return error{pem.error_message()};
   // No passphrase prompt: the proxy runs unattended, often with stdin as the MCP channel.
   auto key = parse_ed25519(*pem, "audit signing key '" + path + "'", "private key", [](BIO* bio) {
-    return PEM_read_bio_PrivateKey(bio, nullptr, [](char*, int, int, void*) { return -1; }, nullptr);
+    return PEM_read_bio_PrivateKey(
+        bio, nullptr, [](char*, int, int, void*) { return -1; }, nullptr);
   });
   if (!key) return error{key.error_message()};
   return std::shared_ptr<const checkpoint_signer>(new checkpoint_signer(std::move(*key)));

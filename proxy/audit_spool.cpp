@@ -54,7 +54,7 @@ std::string read_lines(int fd, std::uint64_t from, std::uint64_t to, std::size_t
       return piece;
     }
     if (got < size || size == to - from) return {};  // no whole line left
-    want *= 2;                                        // one line longer than `want`
+    want *= 2;                                       // one line longer than `want`
   }
 }
 
@@ -324,9 +324,10 @@ void audit_spool::take(std::string_view lines, bool gap_note, std::string& out) 
 void audit_spool::start_gap(char reason, std::string_view line) {
   const std::uint64_t last = last_line_.empty() ? 0 : record_seq(last_line_);
   gap_ = {line.empty() ? (last ? last + 1 : 0) : record_seq(line), 0, reason};
-  spdlog::warn("audit spool '{}': {}; records are left out from seq {} on, and announced in the log (syslog_gap) once "
-               "there is room",
-               options_.dir, gap_reason(reason), gap_.first_seq);
+  spdlog::warn(
+      "audit spool '{}': {}; records are left out from seq {} on, and announced in the log (syslog_gap) once "
+      "there is room",
+      options_.dir, gap_reason(reason), gap_.first_seq);
 }
 
 void audit_spool::write_out(std::string& out) {

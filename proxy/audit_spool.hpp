@@ -37,9 +37,9 @@ namespace warden::proxy {
 
 struct spool_options {
   std::string audit_path;
-  std::string dir;                          // "": audit_path + ".spool"
-  std::uint64_t max_bytes = 256ull << 20;   // lines not confirmed yet, at most
-  std::uint64_t segment_bytes = 0;          // 0: max_bytes / 16, within 64 KiB .. 16 MiB
+  std::string dir;                         // "": audit_path + ".spool"
+  std::uint64_t max_bytes = 256ull << 20;  // lines not confirmed yet, at most
+  std::uint64_t segment_bytes = 0;         // 0: max_bytes / 16, within 64 KiB .. 16 MiB
   std::chrono::milliseconds persist_interval{200};
 };
 
@@ -110,9 +110,9 @@ class audit_spool final : public audit_sink {
   std::uint64_t confirmed_ = 0;
   std::chrono::steady_clock::time_point persisted_at_{};
   std::uint64_t source_inode_ = 0, source_offset_ = 0;  // how far the audit file was read; inode 0: new
-  std::uint64_t source_id_ = 0;                          // its first line's (first_line_id)
-  std::string last_line_;      // the last line spooled (no newline): a gap after it starts at its seq + 1
-  bool resuming_ = true;       // the first catch-up skips lines up to last_line_ (already spooled)
+  std::uint64_t source_id_ = 0;                         // its first line's (first_line_id)
+  std::string last_line_;                               // the last line spooled (no newline): a gap after it starts at its seq + 1
+  bool resuming_ = true;                                // the first catch-up skips lines up to last_line_ (already spooled)
   pending_gap gap_;
   spool_stats stats_;
   std::mutex notify_mutex_;

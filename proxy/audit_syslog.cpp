@@ -166,8 +166,8 @@ class syslog_shipper::impl {
 
  private:
   struct mark {
-    std::uint64_t position;    // spool position after the records written
-    std::uint64_t socket_end;  // their last byte on the connection (tcp_progress::written_end)
+    std::uint64_t position;                                        // spool position after the records written
+    std::uint64_t socket_end;                                      // their last byte on the connection (tcp_progress::written_end)
     std::optional<std::chrono::steady_clock::time_point> acked{};  // when the receiver's TCP had it all
   };
 
@@ -343,9 +343,9 @@ class syslog_shipper::impl {
   }
 
   std::optional<asio::ssl::context> tls_;
-  asio::steady_timer wake_{io_};        // the spool grew, the connection ended, stop, or an ack poll
+  asio::steady_timer wake_{io_};  // the spool grew, the connection ended, stop, or an ack poll
   asio::steady_timer backoff_{io_};
-  asio::steady_timer deadline_{io_};    // stop: the end of the drain
+  asio::steady_timer deadline_{io_};  // stop: the end of the drain
   asio::steady_timer write_guard_{io_};
   asio::steady_timer watch_done_{io_};
   std::atomic<bool> wake_posted_{false};

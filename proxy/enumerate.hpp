@@ -15,10 +15,10 @@
 namespace warden::proxy {
 
 struct enumerate_options {
-  std::vector<std::string> argv;                  // COMMAND and its arguments, passed exactly
-  std::map<std::string, std::string> extra_env;   // added to the inherited environment
-  std::chrono::milliseconds timeout{30000};       // whole enumeration, start to shutdown
-  std::string server_log_path;                    // child's stderr; empty: discarded
+  std::vector<std::string> argv;                 // COMMAND and its arguments, passed exactly
+  std::map<std::string, std::string> extra_env;  // added to the inherited environment
+  std::chrono::milliseconds timeout{30000};      // whole enumeration, start to shutdown
+  std::string server_log_path;                   // child's stderr; empty: discarded
   // Set: enumerate a remote server over HTTP instead of starting argv (scan --upstream URL).
   std::optional<transports::http_upstream_options> upstream;
 };

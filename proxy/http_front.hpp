@@ -31,11 +31,11 @@ struct http_front_options {
   std::string sse_path = "/sse";          // legacy HTTP+SSE: GET here ...
   std::string message_path = "/message";  // ... and POST here
   std::size_t max_sessions = 64;
-  std::size_t stream_buffer_bytes = 16u << 20;  // unsent output per SSE stream before the client is dropped
-  std::size_t replay_bytes = 1u << 20;          // kept for Last-Event-ID: per stream, and by all finished ones
-  std::chrono::milliseconds idle_timeout{600000};   // a session with no requests and no stream is ended
-  std::chrono::milliseconds shutdown_grace{8000};   // on stop(): wait for sessions to end
-  metrics::warden_metrics* metrics = nullptr;       // sessions opened and active; null: not counted
+  std::size_t stream_buffer_bytes = 16u << 20;     // unsent output per SSE stream before the client is dropped
+  std::size_t replay_bytes = 1u << 20;             // kept for Last-Event-ID: per stream, and by all finished ones
+  std::chrono::milliseconds idle_timeout{600000};  // a session with no requests and no stream is ended
+  std::chrono::milliseconds shutdown_grace{8000};  // on stop(): wait for sessions to end
+  metrics::warden_metrics* metrics = nullptr;      // sessions opened and active; null: not counted
 };
 
 // Makes the server side of a new session; the error is shown to the client (HTTP 502).

@@ -54,7 +54,7 @@ struct attachment {
   explicit attachment(asio::any_io_executor ex) : wake(ex) {}
   std::deque<event_text> queue;
   std::size_t queued_bytes = 0;
-  bool closed = false;  // the connection went away or was dropped
+  bool closed = false;    // the connection went away or was dropped
   bool watching = false;  // a read is pending to notice the client hanging up
   asio::steady_timer wake;
   void notify() { wake.cancel(); }
@@ -70,8 +70,8 @@ struct past_event {
 // One logical SSE stream: survives its HTTP connection so that Last-Event-ID can resume it.
 struct out_stream {
   std::string id;
-  bool standalone = false;                 // the GET stream (or the legacy stream)
-  std::set<std::string> awaiting;          // request ids still to be answered on it
+  bool standalone = false;         // the GET stream (or the legacy stream)
+  std::set<std::string> awaiting;  // request ids still to be answered on it
   std::deque<past_event> history;
   std::size_t history_bytes = 0;
   // Answers given up to the replay budget, by the seq of their event: a resumption that missed
@@ -88,7 +88,9 @@ struct out_stream {
   bool finished = false;
 };
 
-enum class session_kind { streamable, legacy, stateless };
+enum class session_kind { streamable,
+                          legacy,
+                          stateless };
 
 class http_front::impl : public std::enable_shared_from_this<http_front::impl> {
  public:

@@ -4,6 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <optional>
+
 #include "protocol/jsonrpc.hpp"
 #include "transports/http_rules.hpp"
 #include "transports/sse_parser.hpp"
@@ -18,13 +20,13 @@ using transports::make_http_response;
 
 // What a POST body holds, as far as routing is concerned.
 struct body_summary {
-  bool valid = true;                 // every item is a JSON-RPC 2.0 message
+  bool valid = true;  // every item is a JSON-RPC 2.0 message
   std::vector<json> request_ids;
   std::vector<std::string> progress_tokens;  // id keys of _meta.progressToken
   bool has_initialize = false;
   std::size_t items = 0;
-  std::string modern_version;        // _meta protocol version (stateless era)
-  std::string init_version;          // initialize params.protocolVersion
+  std::string modern_version;  // _meta protocol version (stateless era)
+  std::string init_version;    // initialize params.protocolVersion
 };
 
 // Read from the body's classification (`bytes`: the body it was classified from).
@@ -58,10 +60,39 @@ std::string parse_error_text(const parse_failure& failure) {
   return failure.reason.rfind("invalid JSON", 0) == 0 ? "Parse error: invalid JSON" : "Parse error: " + failure.reason;
 }
 
+// A POST body (Streamable HTTP or legacy), checked and classified once: on one line with its
+// classification, or the error the client gets instead (`refused`: 415 for another media type,
+// 400 for what is not JSON). What is JSON but no message is left for the caller to judge.
+struct classified_body {
+  std::string body;
+  std::shared_ptr<parse_outcome> classified;
+  std::optional<http::status> refused;
+  int code = 0;
+  std::string message;
+};
+
+classified_body classify_body(request_t& req, const parse_limits& limits) {
+  classified_body out;
+  if (!transports::is_media_type(req[http::field::content_type], "application/json")) {
+    out.refused = http::status::unsupported_media_type;
+    out.code = -32000;
+    out.message = "Unsupported Media Type: Content-Type must be application/json";
+    return out;
+  }
+  out.body = transports::json_on_one_line(std::move(req.body()));
+  out.classified = std::make_shared<parse_outcome>(parse_message(out.body, limits));
+  if (!out.classified->ok && out.classified->failure.code == error_codes::parse_error) {
+    out.refused = http::status::bad_request;
+    out.code = -32700;
+    out.message = parse_error_text(out.classified->failure);
+  }
+  return out;
+}
+
 }  // namespace
 
 asio::awaitable<bool> http_front::impl::send_error(any_stream& stream, const request_t& req, http::status status, int code,
-                                                 const std::string& message, std::string header, std::string value) {
+                                                   const std::string& message, std::string header, std::string value) {
   auto res = make_http_response(req, status, error_response(nullptr, code, message));
   if (!header.empty()) res.set(header, value);
   co_return co_await send(stream, std::move(res));
@@ -72,14 +103,9 @@ asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_
   if (!transports::accepts(accept, "application/json") || !transports::accepts(accept, "text/event-stream"))
     co_return co_await send_error(stream, req, http::status::not_acceptable, -32000,
                                   "Not Acceptable: Client must accept both application/json and text/event-stream");
-  if (!transports::is_media_type(req[http::field::content_type], "application/json"))
-    co_return co_await send_error(stream, req, http::status::unsupported_media_type, -32000,
-                                  "Unsupported Media Type: Content-Type must be application/json");
   // Classified once, here: the session takes this classification with the body.
-  std::string body = transports::json_on_one_line(std::move(req.body()));
-  auto classified = std::make_shared<parse_outcome>(parse_message(body, limits()));
-  if (!classified->ok && classified->failure.code == error_codes::parse_error)
-    co_return co_await send_error(stream, req, http::status::bad_request, -32700, parse_error_text(classified->failure));
+  auto [body, classified, refused, code, message] = classify_body(req, limits());
+  if (refused) co_return co_await send_error(stream, req, *refused, code, message);
   const body_summary summary = summarize(*classified, body);
   if (!summary.valid)
     co_return co_await send_error(stream, req, http::status::bad_request, -32600, "Invalid Request: not a JSON-RPC 2.0 message");
@@ -102,8 +128,8 @@ asio::awaitable<bool> http_front::impl::handle_post(any_stream& stream, request_
       spdlog::error("cannot start a server for a new session: {}", created.error_message());
       // The answer to the client's initialize, with its id: the cause is what the client shows.
       auto res = make_http_response(req, http::status::bad_gateway,
-                               error_response(summary.request_ids.empty() ? json(nullptr) : summary.request_ids.front(), -32000,
-                                              "mcp-warden cannot start the server: " + created.error_message()));
+                                    error_response(summary.request_ids.empty() ? json(nullptr) : summary.request_ids.front(), -32000,
+                                                   "mcp-warden cannot start the server: " + created.error_message()));
       co_return co_await send(stream, std::move(res));
     }
     s = *created;
@@ -270,14 +296,9 @@ asio::awaitable<bool> http_front::impl::handle_legacy_post(any_stream& stream, r
   auto s = id.empty() ? nullptr : find_session(id);
   if (!s || s->kind != session_kind::legacy)
     co_return co_await send_error(stream, req, http::status::not_found, -32001, "Session not found");
-  if (!transports::is_media_type(req[http::field::content_type], "application/json"))
-    co_return co_await send_error(stream, req, http::status::unsupported_media_type, -32000,
-                                  "Unsupported Media Type: Content-Type must be application/json");
   // Classified once, here; what is JSON but no message gets the session's answer on the stream.
-  std::string body = transports::json_on_one_line(std::move(req.body()));
-  auto classified = std::make_shared<parse_outcome>(parse_message(body, limits()));
-  if (!classified->ok && classified->failure.code == error_codes::parse_error)
-    co_return co_await send_error(stream, req, http::status::bad_request, -32700, parse_error_text(classified->failure));
+  auto [body, classified, refused, code, message] = classify_body(req, limits());
+  if (refused) co_return co_await send_error(stream, req, *refused, code, message);
   auto [ec] = co_await s->inbound.async_send(error_code{}, std::move(body), std::move(classified), use_tuple);
   if (ec) co_return co_await send_error(stream, req, http::status::not_found, -32001, "Session not found");
   co_return co_await send(stream, make_http_response(req, http::status::accepted, "Accepted", "text/plain"));

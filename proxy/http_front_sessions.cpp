@@ -214,7 +214,8 @@ result<std::shared_ptr<http_front::impl::front_session>> http_front::impl::creat
 
 asio::awaitable<void> http_front::impl::run_session(std::shared_ptr<impl> self, std::shared_ptr<front_session> s) {
   spdlog::info("session {} started ({})", s->id.empty() ? "(stateless)" : s->id,
-               s->kind == session_kind::legacy ? "HTTP+SSE" : s->kind == session_kind::stateless ? "stateless" : "Streamable HTTP");
+               s->kind == session_kind::legacy ? "HTTP+SSE" : s->kind == session_kind::stateless ? "stateless"
+                                                                                                 : "Streamable HTTP");
   session_outcome outcome = co_await s->relay->run();
   spdlog::info("session {} ended: {}", s->id.empty() ? "(stateless)" : s->id, outcome.reason);
   s->ended = true;

@@ -17,12 +17,13 @@ namespace warden::proxy {
 // The proxy works in the protocol layer's terms (protocol/jsonrpc.hpp): a classified message.
 using protocol::message;
 
-enum class direction { client_to_server, server_to_client };
+enum class direction { client_to_server,
+                       server_to_client };
 
 // What the session knows about a message beyond its own bytes.
 struct message_context {
   direction from = direction::client_to_server;
-  std::string_view raw;              // the original bytes as read
+  std::string_view raw;  // the original bytes as read
 };
 
 struct verdict {
@@ -30,16 +31,19 @@ struct verdict {
   // the params of an elicitation/create of its own, and applies resume(answer) once the client
   // answers (answer = the client's whole response), or resume(nullptr) after `ask_timeout` or when
   // asking is impossible (e.g. inside a batch). resume must not return ask again.
-  enum class action { forward, replace, block, ask };
+  enum class action { forward,
+                      replace,
+                      block,
+                      ask };
   struct parts {
-    nlohmann::json replacement;   // replace: the message to send instead
-    nlohmann::json reply;         // block of a request: the response sent back to its sender
-    nlohmann::json question;      // ask: elicitation/create params
+    nlohmann::json replacement;                                   // replace: the message to send instead
+    nlohmann::json reply;                                         // block of a request: the response sent back to its sender
+    nlohmann::json question;                                      // ask: elicitation/create params
     std::function<verdict(const nlohmann::json* answer)> resume;  // ask: the final verdict
     std::chrono::milliseconds ask_timeout{120000};
   };
   action what = action::forward;
-  std::string reason;           // for logs and the audit trail
+  std::string reason;  // for logs and the audit trail
 
   // The rest, made on first use. Nearly every verdict is a forward that needs none of it, and
   // several are made, moved and dropped per relayed message.

@@ -168,7 +168,9 @@ bool has_issuer_prefix(std::string_view text) {
 }
 
 // Byte classes for may_hold_secret's generic pass.
-enum : unsigned char { base64_byte = 1, assignment_byte = 2, non_ascii_byte = 4 };
+enum : unsigned char { base64_byte = 1,
+                       assignment_byte = 2,
+                       non_ascii_byte = 4 };
 constexpr std::array<unsigned char, 256> secret_byte_classes = [] {
   std::array<unsigned char, 256> t{};
   for (int c = 0; c < 256; ++c) {

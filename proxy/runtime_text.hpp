@@ -15,7 +15,7 @@
 namespace warden::proxy {
 
 struct secret_hit {
-  std::string_view kind;   // "aws-access-key-id", "github-token", "private-key", "high-entropy", ...
+  std::string_view kind;           // "aws-access-key-id", "github-token", "private-key", "high-entropy", ...
   std::size_t begin = 0, end = 0;  // byte range of the credential itself
 };
 

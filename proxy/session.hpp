@@ -21,22 +21,22 @@ namespace warden::proxy {
 struct session_options {
   std::size_t max_message_bytes = 64u << 20;
   std::size_t max_depth = 512;
-  std::size_t max_pending = 4096;     // client requests awaiting an answer
-  std::size_t queue_depth = 256;      // messages buffered per direction before back-pressure
-  std::size_t queue_bytes = 8u << 20; // bytes buffered per direction before back-pressure
-  std::chrono::milliseconds request_timeout{0};      // 0: wait for the server as long as the client does
-  bool enumerate = true;              // list the surface ourselves after notifications/initialized
-  std::chrono::milliseconds stdin_grace{2000};       // after closing the child's stdin
-  std::chrono::milliseconds term_grace{2000};        // after SIGTERM, before SIGKILL
-  std::chrono::milliseconds output_drain{1000};      // child exited: wait this long for its stdout EOF
-  std::chrono::milliseconds client_flush{5000};      // at exit: wait this long for the client to read
+  std::size_t max_pending = 4096;                // client requests awaiting an answer
+  std::size_t queue_depth = 256;                 // messages buffered per direction before back-pressure
+  std::size_t queue_bytes = 8u << 20;            // bytes buffered per direction before back-pressure
+  std::chrono::milliseconds request_timeout{0};  // 0: wait for the server as long as the client does
+  bool enumerate = true;                         // list the surface ourselves after notifications/initialized
+  std::chrono::milliseconds stdin_grace{2000};   // after closing the child's stdin
+  std::chrono::milliseconds term_grace{2000};    // after SIGTERM, before SIGKILL
+  std::chrono::milliseconds output_drain{1000};  // child exited: wait this long for its stdout EOF
+  std::chrono::milliseconds client_flush{5000};  // at exit: wait this long for the client to read
 };
 
 struct session_counters {
   std::uint64_t client_messages = 0;
   std::uint64_t server_messages = 0;
-  std::uint64_t client_rejected = 0;     // malformed / over-size / over-limit lines from the client
-  std::uint64_t server_dropped = 0;      // malformed / over-size lines from the server
+  std::uint64_t client_rejected = 0;  // malformed / over-size / over-limit lines from the client
+  std::uint64_t server_dropped = 0;   // malformed / over-size lines from the server
   std::uint64_t inspector_failures = 0;
   std::uint64_t internal_requests = 0;
 };

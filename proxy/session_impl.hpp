@@ -53,7 +53,7 @@ struct message_queue {
 
 struct pending_request {
   std::string method;
-  json params;          // listings only: the cursor tells a first page from a later one
+  json params;  // listings only: the cursor tells a first page from a later one
   clock_type::time_point sent;
 };
 
@@ -165,7 +165,7 @@ class session::impl {
   std::uint64_t next_internal_id_ = 0;
 
   // Shutdown state, read by supervise().
-  bool client_input_done_ = false;   // EOF or error on the client's side
+  bool client_input_done_ = false;  // EOF or error on the client's side
   bool client_writer_failed_ = false;
   bool client_writer_done_ = false;
   bool server_writer_failed_ = false;

@@ -51,7 +51,7 @@ asio::awaitable<void> session::impl::resolve_held(const std::string& key, const 
   }
   if (decision.what == verdict::action::ask) decision.what = verdict::action::block;
   if (server_queue_closed_ && decision.what != verdict::action::block) co_return;  // shutting down: failed later
-  std::shared_ptr<const message> classified;  // what a writer that takes classified messages gets
+  std::shared_ptr<const message> classified;                                       // what a writer that takes classified messages gets
   if (to_server_.takes_classified) classified = std::make_shared<const message>(std::move(held.msg));
   co_await apply(std::move(decision), classified ? *classified : held.msg, std::move(held.raw), classified, to_server_,
                  to_client_);

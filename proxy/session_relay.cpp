@@ -153,13 +153,13 @@ bool session::impl::needs_document(const message& msg, direction from) const {
   };
   switch (msg.kind) {
     case message_kind::notification:
-      return msg.method == "notifications/cancelled";   // its params name the request
+      return msg.method == "notifications/cancelled";  // its params name the request
     case message_kind::request:
       return from == direction::client_to_server && is_listing(msg.method);  // cursor of a page
     case message_kind::response: {
       if (from == direction::client_to_server) return !held_.empty();  // maybe the user's answer
       const std::string& key = msg.key();
-      if (internal_requests_.count(key)) return true;   // our own enumeration
+      if (internal_requests_.count(key)) return true;  // our own enumeration
       const auto it = client_requests_.find(key);
       return it != client_requests_.end() && is_listing(it->second.method);  // recorded surface
     }

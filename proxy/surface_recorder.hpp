@@ -11,13 +11,16 @@
 
 namespace warden::proxy {
 
-enum class list_kind { tools, prompts, resources, resource_templates };
+enum class list_kind { tools,
+                       prompts,
+                       resources,
+                       resource_templates };
 inline constexpr std::array<list_kind, 4> all_list_kinds{list_kind::tools, list_kind::prompts,
                                                          list_kind::resources,
                                                          list_kind::resource_templates};
 
-std::string_view list_method(list_kind kind);         // "tools/list", ...
-std::string_view list_result_key(list_kind kind);     // "tools", ..., "resourceTemplates"
+std::string_view list_method(list_kind kind);      // "tools/list", ...
+std::string_view list_result_key(list_kind kind);  // "tools", ..., "resourceTemplates"
 std::optional<list_kind> list_kind_of_method(std::string_view method);
 // Which lists a `notifications/*/list_changed` invalidates (resources covers templates too).
 std::optional<list_kind> list_kind_of_change(std::string_view notification_method);
@@ -26,7 +29,8 @@ bool server_offers(const nlohmann::json& capabilities, list_kind kind);
 
 // Who asked for a listing: mcp-warden itself or the client. Each has its own page accumulator so
 // interleaved listings cannot mix pages.
-enum class list_source { warden, client };
+enum class list_source { warden,
+                         client };
 
 class surface_recorder {
  public:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command. Installs what is missing, then:
-#   1. builds with warnings as errors and runs every test through ctest (unit, end-to-end against
-#      real MCP peers, corpus, bench smoke);
+#   1. checks the C++ layout against .clang-format (scripts/format.sh --check: seconds, so first;
+#      a file that differs fails the run), builds with warnings as errors and runs every test
+#      through ctest (unit, end-to-end against real MCP peers, corpus, bench smoke);
 #   2. rebuilds the libraries that scan bytes with the scalar fallback of base/byte_scan.hpp
 #      (-DWARDEN_PORTABLE=ON, what a CPU without SSE2 gets) and runs their unit tests;
 #   3. rebuilds with ASan+UBSan and runs the suite again;
@@ -47,6 +48,18 @@ build() {  # build DIR cmake-args...
   fi
 }
 
+# The formatter's check: cheap, so the main stage starts with it; a file that differs from
+# .clang-format fails the run (the stage goes on, so one run reports everything).
+format_check() {
+  echo "=== format (scripts/format.sh --check)"
+  if ./scripts/format.sh --check; then
+    passed=$((passed + 1))
+  else
+    broken+=("format: files differ from .clang-format (run scripts/format.sh)"); failed=$((failed + 1))
+  fi
+  return 0
+}
+
 # The real-server set: enumerated (or reused from its cache) before the detection gate reads it.
 real_servers() {
   [[ "${WARDEN_REAL_SERVERS:-1}" == 0 ]] && return 0
@@ -62,7 +75,7 @@ real_servers() {
 for stage in $stages; do
   echo "=== stage: $stage"
   case $stage in
-    main) build build -DWARDEN_WERROR=ON && real_servers && run_ctest build "$@" ;;
+    main) format_check; build build -DWARDEN_WERROR=ON && real_servers && run_ctest build "$@" ;;
     portable) WARDEN_TARGETS="$portable_tests" build build-portable -DWARDEN_WERROR=ON -DWARDEN_PORTABLE=ON -DWARDEN_BENCH=OFF && \
                 run_ctest build-portable -R "^(${portable_tests// /|})\$" "$@" ;;
     asan) build build-asan -DWARDEN_WERROR=ON -DWARDEN_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug \

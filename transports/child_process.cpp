@@ -41,7 +41,7 @@ std::vector<std::string> child_environment(const child_spec& spec) {
 }
 
 result<std::string> resolve_executable(const std::string& command,
-                                                const std::vector<std::string>& env) {
+                                       const std::vector<std::string>& env) {
   if (command.empty()) return error{"empty command"};
   if (command.find('/') != std::string::npos) {
     if (::access(command.c_str(), X_OK) != 0)

@@ -13,8 +13,8 @@ struct http_listen_options {
   std::string listen_host = "127.0.0.1";
   std::uint16_t port = 8080;  // 0: any free port (see base_url())
   origin_policy origins;
-  std::string auth_token;     // non-empty: require "Authorization: Bearer <token>"
-  std::string tls_cert;       // PEM chain and key: serve HTTPS
+  std::string auth_token;  // non-empty: require "Authorization: Bearer <token>"
+  std::string tls_cert;    // PEM chain and key: serve HTTPS
   std::string tls_key;
   std::size_t max_header_bytes = 16u << 10;
   std::size_t max_body_bytes = 4u << 20;

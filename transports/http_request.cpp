@@ -132,9 +132,9 @@ asio::awaitable<result<http_reply>> http_requester::send(asio::any_io_executor e
   auto [rdec, rn] = co_await stream->visit([&](auto& s) { return http::async_read(s, buffer, parser, use_tuple); });
   (void)rn;
   if (rdec)
-    co_return error{rdec == beast::error::timeout ? "no answer from " + url->host_header() + " within " + std::to_string(bounds.read_timeout.count()) + " ms"
+    co_return error{rdec == beast::error::timeout     ? "no answer from " + url->host_header() + " within " + std::to_string(bounds.read_timeout.count()) + " ms"
                     : rdec == http::error::body_limit ? "the answer from " + url->host_header() + " exceeds " + std::to_string(bounds.max_body_bytes) + " bytes"
-                    : "reading the answer from " + url->host_header() + " failed: " + rdec.message()};
+                                                      : "reading the answer from " + url->host_header() + " failed: " + rdec.message()};
   stream->close();
   http_reply reply;
   const auto& res = parser.get();

@@ -13,10 +13,10 @@
 namespace warden::transports {
 
 struct http_url {
-  bool tls = false;          // https
-  std::string host;          // without brackets for IPv6 literals
-  std::uint16_t port = 0;    // explicit or the scheme's default
-  std::string target;        // path and query, at least "/"
+  bool tls = false;                 // https
+  std::string host;                 // without brackets for IPv6 literals
+  std::uint16_t port = 0;           // explicit or the scheme's default
+  std::string target;               // path and query, at least "/"
   std::string host_header() const;  // "host[:port]" as sent in Host (port omitted when default)
   std::string origin() const;       // "scheme://host[:port]"
   std::string to_string() const;
@@ -40,8 +40,8 @@ bool is_loopback_host(std::string_view host);
 // Which Host / Origin values a listener accepts. A browser page from another site (DNS
 // rebinding) carries that site's name in Host and Origin; non-browser clients send no Origin.
 struct origin_policy {
-  bool loopback_only = true;               // accept loopback names (any port)
-  std::vector<std::string> allowed_hosts;  // extra Host names (host or host:port), lower case
+  bool loopback_only = true;                 // accept loopback names (any port)
+  std::vector<std::string> allowed_hosts;    // extra Host names (host or host:port), lower case
   std::vector<std::string> allowed_origins;  // extra origins ("https://app.example"), or "*"
 };
 

@@ -23,7 +23,8 @@ using http_response = boost::beast::http::response<boost::beast::http::string_bo
 // Answers one request; returns whether the connection may carry another.
 using http_handler = std::function<boost::asio::awaitable<bool>(any_stream&, http_request&)>;
 // How the listener's own refusals read: JSON-RPC errors for MCP clients, plain text for others.
-enum class refusal_style { jsonrpc, text };
+enum class refusal_style { jsonrpc,
+                           text };
 
 // A response to `req` (same version and keep-alive), with Server: mcp-warden.
 http_response make_http_response(const http_request& req, boost::beast::http::status status, std::string body,

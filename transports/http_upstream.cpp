@@ -24,8 +24,7 @@ void note_item(const protocol::message& item, std::string_view bytes, message_in
   // the name of what a call addresses (Mcp-Name).
   if (auto version = protocol::string_at(item, bytes, {"params", "_meta", meta_protocol_version})) info.modern_version = *version;
   static const std::pair<std::string_view, std::string_view> name_sources[] = {
-      {"tools/call", "name"}, {"prompts/get", "name"}, {"resources/read", "uri"},
-      {"tasks/get", "taskId"}, {"tasks/update", "taskId"}, {"tasks/cancel", "taskId"}};
+      {"tools/call", "name"}, {"prompts/get", "name"}, {"resources/read", "uri"}, {"tasks/get", "taskId"}, {"tasks/update", "taskId"}, {"tasks/cancel", "taskId"}};
   for (const auto& [m, field] : name_sources)
     if (info.method == m)
       if (auto name = protocol::string_at(item, bytes, {"params", field})) info.mcp_name = encode_mcp_header_value(*name);

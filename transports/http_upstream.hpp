@@ -21,22 +21,24 @@ namespace oauth {
 class client;
 }
 
-enum class http_transport { auto_detect, streamable_http, sse };
+enum class http_transport { auto_detect,
+                            streamable_http,
+                            sse };
 
 struct http_upstream_options {
   std::string url;
   http_transport transport = http_transport::auto_detect;
   std::vector<std::pair<std::string, std::string>> headers;  // sent on every request
-  std::string ca_file;       // trust these CAs instead of the system store
-  std::string client_cert;   // PEM chain and key for mutual TLS
+  std::string ca_file;                                       // trust these CAs instead of the system store
+  std::string client_cert;                                   // PEM chain and key for mutual TLS
   std::string client_key;
   std::chrono::milliseconds connect_timeout{10000};
   std::chrono::milliseconds read_timeout{60000};  // until response headers / a JSON body arrive
   std::size_t max_message_bytes = 64u << 20;
-  std::size_t max_depth = 512;                     // JSON nesting of a server message (the session's limit)
+  std::size_t max_depth = 512;  // JSON nesting of a server message (the session's limit)
   std::size_t max_header_bytes = 64u << 10;
-  unsigned max_reconnects = 5;                     // per stream, without progress in between
-  std::shared_ptr<oauth::client> oauth;            // authorises on 401 / insufficient_scope 403 (null: off)
+  unsigned max_reconnects = 5;           // per stream, without progress in between
+  std::shared_ptr<oauth::client> oauth;  // authorises on 401 / insufficient_scope 403 (null: off)
 };
 
 // Checks the URL, headers and TLS files now; connects lazily on the first message.

@@ -135,9 +135,9 @@ asio::awaitable<std::unique_ptr<upstream_state::lease>> upstream_state::send_onc
       if (!hec) co_return l;
       if (l->reused && (hec == http::error::end_of_stream || hec == asio::error::connection_reset || hec == asio::error::eof))
         continue;
-      failure = hec == beast::error::timeout ? "no answer from " + url_.host_header() + " within " + std::to_string(options_.read_timeout.count()) + " ms"
+      failure = hec == beast::error::timeout       ? "no answer from " + url_.host_header() + " within " + std::to_string(options_.read_timeout.count()) + " ms"
                 : hec == http::error::header_limit ? "the server's response headers exceed " + std::to_string(options_.max_header_bytes) + " bytes"
-                : "reading the response from " + url_.host_header() + " failed: " + hec.message();
+                                                   : "reading the response from " + url_.host_header() + " failed: " + hec.message();
       co_return nullptr;
     }
     if (l->reused) continue;

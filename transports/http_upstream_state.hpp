@@ -51,8 +51,8 @@ struct message_info {
   std::string method;             // of a single request or notification
   bool initialize = false;
   bool initialized_notification = false;
-  std::string modern_version;     // _meta protocol version of a stateless-era request
-  std::string mcp_name;           // Mcp-Name header value for modern requests
+  std::string modern_version;  // _meta protocol version of a stateless-era request
+  std::string mcp_name;        // Mcp-Name header value for modern requests
 };
 
 // What the upstream needs to know about one outgoing message (http_upstream.cpp), read from its

@@ -192,8 +192,7 @@ asio::awaitable<void> upstream_state::handle_response(std::unique_ptr<lease> l, 
     co_return true;
   });
   if (too_big) {
-    co_await fail_requests(awaiting, limit_exceeded, "the server's answer exceeds the message size limit of " +
-                                                         std::to_string(options_.max_message_bytes) + " bytes");
+    co_await fail_requests(awaiting, limit_exceeded, "the server's answer exceeds the message size limit of " + std::to_string(options_.max_message_bytes) + " bytes");
     co_return;
   }
   if (!cause.empty()) {

@@ -11,8 +11,8 @@ namespace warden::transports {
 // One event per framed line. `oversized` lines are not kept: `bytes` is empty and `size` says how
 // long the line was (or had grown when the stream ended).
 struct frame {
-  std::string bytes;          // the line without its "\n" / "\r\n"
-  std::size_t size = 0;       // length of the line in the stream
+  std::string bytes;     // the line without its "\n" / "\r\n"
+  std::size_t size = 0;  // length of the line in the stream
   bool oversized = false;
   // For oversized lines only: the first and last bytes, enough to recover a JSON-RPC id so the
   // request it answers can still get an error instead of hanging.
@@ -43,8 +43,8 @@ class line_framer {
 
   std::size_t max_bytes_;
   std::string partial_;
-  std::size_t discarded_ = 0;   // bytes of the over-size line skipped so far
-  std::string head_;            // excerpts of the over-size line (see frame::head)
+  std::size_t discarded_ = 0;  // bytes of the over-size line skipped so far
+  std::string head_;           // excerpts of the over-size line (see frame::head)
   std::string tail_;
   bool discarding_ = false;
 };

@@ -223,7 +223,7 @@ struct client::impl : std::enable_shared_from_this<impl> {
   }
 
   asio::awaitable<result<token_set>> token_request(asio::any_io_executor ex, const server_metadata& md, const client_record& c,
-                                                    std::vector<std::pair<std::string, std::string>> fields) {
+                                                   std::vector<std::pair<std::string, std::string>> fields) {
     const std::string method =
         select_auth_method(!c.client_secret.empty(), c.auth_method, md.token_endpoint_auth_methods_supported);
     http_exchange req;
@@ -457,8 +457,7 @@ struct client::impl : std::enable_shared_from_this<impl> {
     const std::string verifier = random_token(32);
     const std::string state = random_token(16);
     std::vector<std::pair<std::string, std::string>> query = {
-        {"response_type", "code"}, {"client_id", c->client_id}, {"redirect_uri", redirect_uri},
-        {"code_challenge", pkce_challenge(verifier)}, {"code_challenge_method", "S256"}, {"state", state}};
+        {"response_type", "code"}, {"client_id", c->client_id}, {"redirect_uri", redirect_uri}, {"code_challenge", pkce_challenge(verifier)}, {"code_challenge_method", "S256"}, {"state", state}};
     if (!scope.empty()) query.emplace_back("scope", scope);
     if (d.resource) query.emplace_back("resource", d.resource->resource);
     const std::string& endpoint = d.metadata.authorization_endpoint;

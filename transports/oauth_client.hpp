@@ -90,12 +90,12 @@ std::string join_scopes(std::string_view a, std::string_view b);  // union, orde
 std::string percent_encode(std::string_view text);  // application/x-www-form-urlencoded
 std::string form_encode(const std::vector<std::pair<std::string, std::string>>& fields);
 std::map<std::string, std::string> parse_query(std::string_view query);  // decoded; first wins
-std::string pkce_challenge(std::string_view verifier);  // BASE64URL(SHA256(verifier))
+std::string pkce_challenge(std::string_view verifier);                   // BASE64URL(SHA256(verifier))
 
 struct token_set {
   std::string access_token;
   std::string refresh_token;
-  std::string scope;  // granted, as the server reported it ("" when not reported)
+  std::string scope;            // granted, as the server reported it ("" when not reported)
   std::int64_t expires_at = 0;  // unix seconds, 0 when unknown
 };
 // A token endpoint answer (RFC 6749 §5.1); the error answer's message otherwise.
@@ -103,13 +103,16 @@ result<token_set> parse_token_response(unsigned status, std::string_view body, s
 
 // ---- the client -------------------------------------------------------------------------
 
-enum class flow_mode { interactive, headless, off };
-enum class grant { authorization_code, client_credentials };
+enum class flow_mode { interactive,
+                       headless,
+                       off };
+enum class grant { authorization_code,
+                   client_credentials };
 
 struct settings {
   flow_mode mode = flow_mode::interactive;
   grant grant_type = grant::authorization_code;
-  std::string client_id;            // pre-registered
+  std::string client_id;  // pre-registered
   std::string client_secret;
   std::string client_metadata_url;  // https URL of our Client ID Metadata Document
   std::string scope;                // fallback when neither challenge nor metadata name scopes
@@ -123,7 +126,9 @@ struct settings {
 // ~/.config/mcp-warden/oauth-tokens.json.
 std::string default_cache_path();
 
-enum class verdict { retry, give_up, not_mine };
+enum class verdict { retry,
+                     give_up,
+                     not_mine };
 struct challenge_outcome {
   verdict what = verdict::not_mine;
   std::string reason;  // for give_up

@@ -16,7 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-
 bool is_token_char(char c) {
   return c > ' ' && c < 127 && c != ',' && c != '=' && c != '"' && c != ';';
 }
@@ -74,13 +73,13 @@ std::optional<challenge> parse_www_authenticate(std::string_view value) {
       }
       if (!in_bearer) continue;
       const std::string name = lower(token);
-      std::string* field = name == "resource_metadata" ? &out.resource_metadata
-                           : name == "scope"           ? &out.scope
-                           : name == "error"           ? &out.error
+      std::string* field = name == "resource_metadata"   ? &out.resource_metadata
+                           : name == "scope"             ? &out.scope
+                           : name == "error"             ? &out.error
                            : name == "error_description" ? &out.error_description
                                                          : nullptr;
       if (field && field->empty()) *field = param;
-    } else {  // a new challenge's scheme
+    } else {                          // a new challenge's scheme
       if (found && in_bearer) break;  // the first Bearer challenge is the one
       in_bearer = lower(token) == "bearer";
       found = found || in_bearer;

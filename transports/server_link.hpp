@@ -12,8 +12,8 @@ namespace warden::transports {
 class server_link {
  public:
   virtual ~server_link() = default;
-  virtual message_reader& output() = 0;  // messages from the server
-  virtual message_writer& input() = 0;   // messages to the server; close() = no more input
+  virtual message_reader& output() = 0;      // messages from the server
+  virtual message_writer& input() = 0;       // messages to the server; close() = no more input
   virtual std::string describe() const = 0;  // for logs: "server process 1234", "https://host/mcp"
   // Completes once when the server is gone for good; yields a status as a shell would report it
   // (exit code, or 128 + signal number; 0 for a remote server that closed cleanly). Call once.

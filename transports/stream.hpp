@@ -60,7 +60,7 @@ class message_writer {
   // Like async_write_message; `classified` is `bytes` classified, or null when the sender has
   // none (a message it built itself): the writer classifies that one. Only the bytes are framed.
   virtual boost::asio::awaitable<error_code> async_write_classified(std::string_view bytes,
-                                                                     std::shared_ptr<const protocol::message> classified) {
+                                                                    std::shared_ptr<const protocol::message> classified) {
     (void)classified;
     return async_write_message(bytes);
   }

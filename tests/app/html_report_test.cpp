@@ -8,11 +8,12 @@ using namespace warden;
 
 TEST_CASE("html_escape: markup characters, invisible and control characters, invalid UTF-8") {
   CHECK(app::html_escape("<b onclick=\"x\">'&'</b>") == "&lt;b onclick=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/b&gt;");
-  CHECK(app::html_escape("a\xE2\x80\xAE" "b") == "a&lt;U+202E&gt;b");              // bidi override
-  CHECK(app::html_escape("x\xF3\xA0\x81\x81y") == "x&lt;U+E0041&gt;y");               // tag character
-  CHECK(app::html_escape("z\xE2\x80\x8Bw") == "z&lt;U+200B&gt;w");                    // zero-width space
-  CHECK(app::html_escape("\x1b[31mred") == "&lt;U+001B&gt;[31mred");                  // ANSI escape
-  CHECK(app::html_escape("bad\xC3(") == "bad\xEF\xBF\xBD(");                           // invalid UTF-8
+  CHECK(app::html_escape("a\xE2\x80\xAE"
+                         "b") == "a&lt;U+202E&gt;b");                    // bidi override
+  CHECK(app::html_escape("x\xF3\xA0\x81\x81y") == "x&lt;U+E0041&gt;y");  // tag character
+  CHECK(app::html_escape("z\xE2\x80\x8Bw") == "z&lt;U+200B&gt;w");       // zero-width space
+  CHECK(app::html_escape("\x1b[31mred") == "&lt;U+001B&gt;[31mred");     // ANSI escape
+  CHECK(app::html_escape("bad\xC3(") == "bad\xEF\xBF\xBD(");             // invalid UTF-8
   CHECK(app::html_escape("caf\xC3\xA9 \xF0\x9F\x98\x80\nnext") == "caf\xC3\xA9 \xF0\x9F\x98\x80\nnext");
 }
 

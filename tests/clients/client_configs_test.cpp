@@ -5,11 +5,13 @@
 #include <optional>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 #include "clients/client_configs.hpp"
 
 namespace fs = std::filesystem;
-using namespace warden::config;
+using namespace warden::clients;
 
 namespace {
 
@@ -91,10 +93,10 @@ TEST_CASE("discovery: every sample config is found and reads cleanly") {
     CHECK_MESSAGE(config, config.error_message());
   }
   const std::vector<std::string> expected{
-      "home/.config/Claude/claude_desktop_config.json", "home/.claude.json",  "home/.cursor/mcp.json",
-      "home/.config/Code/User/settings.json",          "home/.codeium/windsurf/mcp_config.json",
-      "home/.gemini/settings.json",                    "home/.codex/config.toml", "home/.config/zed/settings.json",
-      "home/.continue/config.json",                    "project/.mcp.json",  "project/.cursor/mcp.json",
+      "home/.config/Claude/claude_desktop_config.json", "home/.claude.json", "home/.cursor/mcp.json",
+      "home/.config/Code/User/settings.json", "home/.codeium/windsurf/mcp_config.json",
+      "home/.gemini/settings.json", "home/.codex/config.toml", "home/.config/zed/settings.json",
+      "home/.continue/config.json", "project/.mcp.json", "project/.cursor/mcp.json",
       "project/.vscode/mcp.json"};
   CHECK(found == expected);
 }
@@ -264,11 +266,17 @@ TEST_CASE("classify_path: by name, then by content") {
 }
 
 TEST_CASE("is_warden_command and describe_entry") {
-  CHECK(is_warden_command("mcp-warden"));
-  CHECK(is_warden_command("/usr/local/bin/mcp-warden"));
-  CHECK(is_warden_command("C:\\bin\\mcp-warden.exe"));
-  CHECK_FALSE(is_warden_command("mcp-warden-helper"));
-  CHECK_FALSE(is_warden_command("npx"));
+  const std::pair<std::string_view, bool> commands[] = {
+      {"mcp-warden", true},
+      {"/usr/local/bin/mcp-warden", true},
+      {"C:\\bin\\mcp-warden.exe", true},
+      {"mcp-warden-helper", false},
+      {"npx", false},
+  };
+  for (const auto& [command, ours] : commands) {
+    CAPTURE(command);
+    CHECK(is_warden_command(command) == ours);
+  }
   server_entry e;
   e.transport = server_transport::stdio;
   e.argv = {"npx", "-y", "a b", "it's"};

@@ -9,7 +9,7 @@
 #include "clients/client_wrap.hpp"
 
 namespace fs = std::filesystem;
-using namespace warden::config;
+using namespace warden::clients;
 
 namespace {
 

@@ -3,7 +3,7 @@
 
 #include "clients/command_line.hpp"
 
-using namespace warden::config;
+using namespace warden::clients;
 using strings = std::vector<std::string>;
 
 namespace {

@@ -3,8 +3,8 @@
 
 #include "clients/jsonc.hpp"
 
-using warden::config::located_value;
-using warden::config::parse_jsonc;
+using warden::clients::located_value;
+using warden::clients::parse_jsonc;
 
 TEST_CASE("jsonc: values and their byte spans") {
   const std::string text = R"({"a": [1, "two", true, null], "b" : {"c": -1.5e3}})";
@@ -89,7 +89,7 @@ TEST_CASE("jsonc: limits on depth and size") {
     CHECK(doc.error_message() == "1:258: nesting deeper than 256");
   }
   SUBCASE("size") {
-    warden::config::jsonc_limits limits;
+    warden::clients::jsonc_limits limits;
     limits.max_bytes = 8;
     auto doc = parse_jsonc("[1, 2, 3, 4]", limits);
     REQUIRE_FALSE(doc);
@@ -99,7 +99,7 @@ TEST_CASE("jsonc: limits on depth and size") {
 
 TEST_CASE("jsonc: quote_json round-trips through the reader") {
   const std::string original = "a\"b\\c\n\t\x01 caf\xC3\xA9 $HOME ${x}";
-  const std::string quoted = warden::config::quote_json(original);
+  const std::string quoted = warden::clients::quote_json(original);
   CHECK(quoted == "\"a\\\"b\\\\c\\n\\t\\u0001 caf\xC3\xA9 $HOME ${x}\"");
   auto doc = parse_jsonc(quoted);
   REQUIRE(doc);
@@ -107,6 +107,6 @@ TEST_CASE("jsonc: quote_json round-trips through the reader") {
 }
 
 TEST_CASE("jsonc: line_col counts from 1") {
-  CHECK(warden::config::line_col("ab\ncd", 0) == "1:1");
-  CHECK(warden::config::line_col("ab\ncd", 4) == "2:2");
+  CHECK(warden::clients::line_col("ab\ncd", 0) == "1:1");
+  CHECK(warden::clients::line_col("ab\ncd", 4) == "2:2");
 }

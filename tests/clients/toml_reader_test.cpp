@@ -4,8 +4,8 @@
 
 #include "clients/toml_reader.hpp"
 
-using warden::config::located_value;
-using warden::config::parse_toml;
+using warden::clients::located_value;
+using warden::clients::parse_toml;
 
 namespace {
 std::string span_of(const std::string& text, const located_value& value) {

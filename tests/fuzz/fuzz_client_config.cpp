@@ -10,7 +10,7 @@
 #include "clients/toml_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace warden::config;
+  using namespace warden::clients;
   if (size < 1) return 0;
   static constexpr config_layout layouts[] = {config_layout::mcp_servers, config_layout::claude_code_user,
                                               config_layout::vscode_settings, config_layout::vscode_mcp};

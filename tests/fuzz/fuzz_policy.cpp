@@ -8,7 +8,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto parsed = warden::config::parse_policy(text, "fuzz.json");
+  auto parsed = warden::policy::parse_policy(text, "fuzz.json");
   if (!parsed && parsed.error_message().empty()) std::abort();  // every refusal explains itself
   return 0;
 }

@@ -14,7 +14,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace warden::proxy;
   using namespace warden::protocol;
-  static const policy_engine engine(warden::config::default_policy(), warden::config::mode::enforce);
+  static const policy_engine engine(warden::policy::default_policy(), warden::policy::mode::enforce);
   if (size == 0) return 0;
   // The first byte picks the method; the rest is the result's JSON text.
   static constexpr std::string_view methods[] = {"tools/call", "resources/read", "prompts/get"};

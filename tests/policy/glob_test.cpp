@@ -9,7 +9,7 @@
 #include <utility>
 #include <fstream>
 
-using namespace warden::config;
+using namespace warden::policy;
 
 TEST_CASE("glob: * stays inside one path segment, ** crosses segments; classes, negation and escapes") {
   // Pattern, text, and whether the one matches the other.
@@ -158,7 +158,7 @@ TEST_CASE("resolve_symlinks: links are followed, a dangling one at the end of th
   fs::create_symlink("../secret/deep/made.txt", base + "/open/chained");
   fs::create_symlink("loop-b", base + "/open/loop-a");
   fs::create_symlink("loop-a", base + "/open/loop-b");
-  fs::create_symlink(base + "/missing/dir/x", base + "/open/far");  // target's directory missing
+  fs::create_symlink(base + "/missing/dir/x", base + "/open/far");           // target's directory missing
   fs::create_directory_symlink(base + "/secret/later", base + "/open/mid");  // a directory not made yet
   fs::create_directory_symlink(base + "/secret/deep", base + "/open/inner");
   fs::create_symlink("inner/../planted", base + "/open/dotted");  // ".." after a linked directory

@@ -9,8 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 
-
-using namespace warden::config;
+using namespace warden::policy;
 using nlohmann::json;
 using warden::analysis::server_surface;
 
@@ -40,7 +39,7 @@ TEST_CASE("pins cover tools, prompts and instructions; key order and _meta do no
   CHECK(items[1].name == "get_weather");
   CHECK_FALSE(items[1].definition.contains("_meta"));
   const auto reordered = pin_item("tool", json::parse(
-      R"({"inputSchema":{"properties":{"city":{"type":"string"}},"type":"object"},"description":"Weather for a city.","name":"get_weather"})"));
+                                              R"({"inputSchema":{"properties":{"city":{"type":"string"}},"type":"object"},"description":"Weather for a city.","name":"get_weather"})"));
   CHECK(reordered.digest == items[1].digest);
   CHECK(items[1].digest.rfind("sha256:", 0) == 0);
 }

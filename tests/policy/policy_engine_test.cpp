@@ -11,13 +11,13 @@
 using namespace warden;
 using namespace warden::proxy;
 using namespace warden::protocol;
-using config::action;
 using nlohmann::json;
+using policy::action;
 
 namespace {
 
-config::policy parse(std::string_view text) {
-  auto parsed = config::parse_policy(text, "test.json");
+policy::policy parse(std::string_view text) {
+  auto parsed = policy::parse_policy(text, "test.json");
   REQUIRE_MESSAGE(parsed, (parsed ? std::string() : parsed.error_message()));
   return *parsed;
 }
@@ -29,7 +29,7 @@ const auto t0 = policy_engine::clock::time_point{} + std::chrono::hours(1);
 TEST_CASE("rules: first match wins, default applies otherwise") {
   policy_engine e(parse(R"({"default":"deny","tools":[
       {"tool":"delete_*","action":"deny"},{"tool":"*_file","action":"allow"},{"tool":"run","action":"ask","reason":"runs code"}]})"),
-                  config::mode::enforce);
+                  policy::mode::enforce);
   CHECK(e.decide_call("delete_file", json::object(), t0).what == action::deny);
   CHECK(e.decide_call("delete_file", json::object(), t0).rules == std::vector<std::string>{"tools[0]"});
   CHECK(e.decide_call("read_file", json::object(), t0).what == action::allow);
@@ -52,7 +52,7 @@ TEST_CASE("path constraints see through symlinks, a dangling one that a write wo
   fs::create_symlink(base + "/private/planted.txt", base + "/work/notes.txt");  // dangling
   policy_engine e(parse(R"({"tools":[{"tool":"write_file","arguments":{"path":{"paths":{"allow":[")" + base +
                         R"(/work/**"]}}}}]})"),
-                  config::mode::enforce);
+                  policy::mode::enforce);
   auto write = [&](const std::string& path) { return e.decide_call("write_file", json{{"path", path}}, t0); };
   CHECK(write(base + "/work/new.txt").what == action::allow);
   const auto through_directory = write(base + "/work/shortcut/new.txt");
@@ -65,7 +65,7 @@ TEST_CASE("path constraints see through symlinks, a dangling one that a write wo
 }
 
 TEST_CASE("server globs match serverInfo.name") {
-  policy_engine e(parse(R"({"tools":[{"server":"github*","tool":"*","action":"deny"}]})"), config::mode::enforce);
+  policy_engine e(parse(R"({"tools":[{"server":"github*","tool":"*","action":"deny"}]})"), policy::mode::enforce);
   CHECK(e.decide_call("x", json::object(), t0).what == action::allow);
   e.set_server_name("github-mcp");
   CHECK(e.decide_call("x", json::object(), t0).what == action::deny);
@@ -78,7 +78,7 @@ TEST_CASE("argument constraints") {
       "q":{"regex":"[a-z ]+","maxLength":10},
       "n":{"minimum":1,"maximum":5},
       "/opts/mode":{"regex":"fast|slow","required":true}}}]})"),
-                  config::mode::enforce);
+                  policy::mode::enforce);
   auto call = [&](json args) {
     if (!args.contains("opts")) args["opts"] = {{"mode", "fast"}};
     return e.decide_call("t", args, t0);
@@ -122,7 +122,7 @@ TEST_CASE("argument constraints") {
 }
 
 TEST_CASE("rate limits count calls per tool in a sliding window") {
-  policy_engine e(parse(R"({"tools":[{"tool":"*","rateLimit":{"calls":2,"perSeconds":10}}]})"), config::mode::enforce);
+  policy_engine e(parse(R"({"tools":[{"tool":"*","rateLimit":{"calls":2,"perSeconds":10}}]})"), policy::mode::enforce);
   CHECK(e.decide_call("a", json::object(), t0).what == action::allow);
   CHECK(e.decide_call("a", json::object(), t0 + std::chrono::seconds(1)).what == action::allow);
   CHECK(e.decide_call("b", json::object(), t0 + std::chrono::seconds(1)).what == action::allow);
@@ -135,13 +135,13 @@ TEST_CASE("rate limits count calls per tool in a sliding window") {
 TEST_CASE("secrets in arguments: blocked from sinks when the policy says so, recorded otherwise") {
   const json args = {{"body", "my key is AKIAIOSFODNN7EXAMPLE"}};
   SUBCASE("default policy: recorded only") {
-    policy_engine e(config::default_policy(), config::mode::enforce);
+    policy_engine e(policy::default_policy(), policy::mode::enforce);
     const auto d = e.decide_call("send_email", args, t0);
     CHECK(d.what == action::allow);
     CHECK(d.secrets == std::vector<std::string>{"aws-access-key-id"});
   }
   SUBCASE("deny to sinks") {
-    policy_engine e(parse(R"({"secrets":{"arguments":"deny"},"roles":{"send_*":["external_sink"]}})"), config::mode::enforce);
+    policy_engine e(parse(R"({"secrets":{"arguments":"deny"},"roles":{"send_*":["external_sink"]}})"), policy::mode::enforce);
     const auto d = e.decide_call("send_email", args, t0);
     CHECK(d.what == action::deny);
     CHECK(d.reason == "credential in the arguments (aws-access-key-id) to an external sink");
@@ -172,7 +172,7 @@ TEST_CASE("secrets in arguments read from their text agree with the document") {
       R"({"api_key":"short","token":"x"})",
       R"({"note":"no credential, long enough to be looked at"})",
   };
-  policy_engine e(parse(R"({"secrets":{"arguments":"deny"},"roles":{"send_*":["external_sink"]}})"), config::mode::enforce);
+  policy_engine e(parse(R"({"secrets":{"arguments":"deny"},"roles":{"send_*":["external_sink"]}})"), policy::mode::enforce);
   for (const auto& text : texts) {
     CAPTURE(text);
     const json doc = json::parse(text);
@@ -194,7 +194,7 @@ TEST_CASE("secrets in arguments read from their text agree with the document") {
 TEST_CASE("session flows: untrusted content then a sink or destructive call") {
   policy_engine e(parse(R"({"flows":{"untrustedThenSink":"deny","untrustedThenDestructive":"ask","privateThenSink":"ask"},
       "roles":{"fetch":["untrusted_content"],"read_mail":["private_data"],"send_*":["external_sink"],"rm":["destructive"]}})"),
-                  config::mode::enforce);
+                  policy::mode::enforce);
   CHECK(e.decide_call("send_email", json::object(), t0).what == action::allow);
   e.note_call_result("read_mail", false);
   CHECK(e.decide_call("send_email", json::object(), t0).what == action::ask);
@@ -208,7 +208,7 @@ TEST_CASE("session flows: untrusted content then a sink or destructive call") {
 }
 
 TEST_CASE("surface: a poisoned tool is hidden from listings and its calls refused") {
-  policy_engine e(config::default_policy(), config::mode::enforce);
+  policy_engine e(policy::default_policy(), policy::mode::enforce);
   analysis::server_surface s;
   s.name = "demo";
   s.tools = json::parse(R"([
@@ -232,13 +232,13 @@ TEST_CASE("surface: suspicious text a tool gains after the session listed it is 
   analysis::server_surface s;
   s.name = "files";
   SUBCASE("listed so from the start, the tunnel URL is reported, not hidden") {
-    policy_engine e(config::default_policy(), config::mode::enforce);
+    policy_engine e(policy::default_policy(), policy::mode::enforce);
     s.tools = json::array({changed});
     e.judge_items(s);
     CHECK(e.hidden_reason(item_kind::tool, changed).empty());
   }
   SUBCASE("gained after the first listing, the same text hides the tool") {
-    policy_engine e(config::default_policy(), config::mode::enforce);
+    policy_engine e(policy::default_policy(), policy::mode::enforce);
     s.tools = json::array({honest});
     e.judge_items(s);
     CHECK(e.hidden_reason(item_kind::tool, honest).empty());
@@ -250,11 +250,11 @@ TEST_CASE("surface: suspicious text a tool gains after the session listed it is 
 }
 
 TEST_CASE("pins: changed and new tools are hidden until approved") {
-  policy_engine e(config::default_policy(), config::mode::enforce);
+  policy_engine e(policy::default_policy(), policy::mode::enforce);
   const json before = json::parse(R"({"name":"add","description":"Adds two numbers."})");
-  config::server_pins pins;
-  const auto pinned = config::pin_item("tool", before);
-  pins.items[config::item_key("tool", "add")] = pinned;
+  policy::server_pins pins;
+  const auto pinned = policy::pin_item("tool", before);
+  pins.items[policy::item_key("tool", "add")] = pinned;
   e.set_pins(&pins);
   analysis::server_surface s;
   s.tools = json::array({before});
@@ -269,15 +269,15 @@ TEST_CASE("pins: changed and new tools are hidden until approved") {
 }
 
 TEST_CASE("strict pinning without pins hides everything") {
-  auto p = config::default_policy();
-  p.pins.first_sight = config::pin_mode::strict;
-  policy_engine e(p, config::mode::enforce);
+  auto p = policy::default_policy();
+  p.pins.first_sight = policy::pin_mode::strict;
+  policy_engine e(p, policy::mode::enforce);
   e.set_pins(nullptr);
   CHECK_FALSE(e.hidden_reason(item_kind::tool, json{{"name", "a"}}).empty());
 }
 
 TEST_CASE("results: injection blocked, hidden text and escapes sanitised, secrets redacted") {
-  policy_engine e(config::default_policy(), config::mode::enforce);
+  policy_engine e(policy::default_policy(), policy::mode::enforce);
   SUBCASE("an honest result passes untouched") {
     const auto j = e.judge_result("tools/call", json::parse(R"({"content":[{"type":"text","text":"Sunny, 21 C in Paris."}]})"));
     CHECK(j.what == result_judgement::outcome::pass);
@@ -304,7 +304,7 @@ TEST_CASE("results: injection blocked, hidden text and escapes sanitised, secret
 }
 
 TEST_CASE("results judged from their text agree with the document, and defer what they cannot do") {
-  policy_engine e(config::default_policy(), config::mode::enforce);
+  policy_engine e(policy::default_policy(), policy::mode::enforce);
   struct example {
     std::string_view method, result;
     bool from_text;  // whether the text path decides (else it must defer to the document)

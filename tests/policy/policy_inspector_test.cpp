@@ -48,11 +48,11 @@ struct policy_session {
   bool closed = false;
   session_harness h;
 
-  policy_session(std::string_view policy, config::mode mode) {
+  policy_session(std::string_view policy, policy::mode mode) {
     proxy::audit_options log_options;
     log_options.path = dir.log;
     audit = open_log(log_options);
-    auto rules = config::parse_policy(policy, "test-policy.json");
+    auto rules = policy::parse_policy(policy, "test-policy.json");
     REQUIRE_MESSAGE(rules, (rules ? std::string() : rules.error_message()));
     proxy::policy_inspector_options options;
     options.rules = *rules;
@@ -96,7 +96,7 @@ TEST_CASE("tools/call: allowed calls pass byte for byte, denied ones are answere
   static const std::string answer = text_result(2, "contents");
 
   SUBCASE("enforce") {
-    policy_session p(policy, config::mode::enforce);
+    policy_session p(policy, policy::mode::enforce);
     p.h.run([](session_harness& h) -> asio::awaitable<void> {
       co_await handshake(h, initialize_plain);
       h.client_in->push(allowed);
@@ -122,7 +122,7 @@ TEST_CASE("tools/call: allowed calls pass byte for byte, denied ones are answere
     CHECK(calls[1]["rules"] == json::array({"tools[0]"}));
   }
   SUBCASE("audit mode decides the same but forwards everything") {
-    policy_session p(policy, config::mode::audit);
+    policy_session p(policy, policy::mode::audit);
     p.h.run([](session_harness& h) -> asio::awaitable<void> {
       co_await handshake(h, initialize_plain);
       h.client_in->push(refused);
@@ -149,7 +149,7 @@ TEST_CASE("tools/call: allowed calls pass byte for byte, denied ones are answere
 TEST_CASE("ask: the client is asked through elicitation/create and the call waits for the answer") {
   constexpr std::string_view policy = R"({"tools":[{"tool":"run","action":"ask","reason":"runs code"}],"askTimeoutSeconds":1})";
   static const std::string asked = call(5, "run", R"({"cmd":"ls"})");
-  policy_session p(policy, config::mode::enforce);
+  policy_session p(policy, policy::mode::enforce);
 
   // Runs the call to its question, answers it with `answer` (a result member, or none), and ends.
   struct answering {
@@ -210,7 +210,7 @@ TEST_CASE("ask: the client is asked through elicitation/create and the call wait
 }
 
 TEST_CASE("ask without the client's elicitation capability: denied at once, nobody asked") {
-  policy_session p(R"({"tools":[{"tool":"run","action":"ask"}]})", config::mode::enforce);
+  policy_session p(R"({"tools":[{"tool":"run","action":"ask"}]})", policy::mode::enforce);
   p.h.run([](session_harness& h) -> asio::awaitable<void> {
     co_await handshake(h, initialize_plain);
     h.client_in->push(call(6, "run"));
@@ -237,7 +237,7 @@ TEST_CASE("a poisoned tool is filtered from tools/list and its calls refused; au
   static bool enforce = false;
   SUBCASE("enforce") { enforce = true; }
   SUBCASE("audit") { enforce = false; }
-  policy_session p("{}", enforce ? config::mode::enforce : config::mode::audit);
+  policy_session p("{}", enforce ? policy::mode::enforce : policy::mode::audit);
   p.h.run([](session_harness& h) -> asio::awaitable<void> {
     co_await handshake(h, initialize_plain);
     h.client_in->push(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
@@ -282,7 +282,7 @@ TEST_CASE("prompts/get of a hidden prompt is answered with a JSON-RPC error") {
       {"jsonrpc", "2.0"},
       {"id", 1},
       {"result", {{"prompts", json::array({{{"name", "brief"}, {"description", poisoned_description}}})}}}};
-  policy_session p("{}", config::mode::enforce);
+  policy_session p("{}", policy::mode::enforce);
   p.h.run([](session_harness& h) -> asio::awaitable<void> {
     co_await handshake(h, initialize_plain);
     h.client_in->push(R"({"jsonrpc":"2.0","id":1,"method":"prompts/list"})");

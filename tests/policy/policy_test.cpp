@@ -5,7 +5,7 @@
 #include <iterator>
 #include <re2/re2.h>
 
-using namespace warden::config;
+using namespace warden::policy;
 
 namespace {
 std::string error_of(std::string_view text) {
@@ -135,7 +135,7 @@ TEST_CASE("hostile policy bytes end in an error, not a hang") {
   SUBCASE("a NUL byte is refused with its position") {
     constexpr char raw[] = "// comment\n{\"default\": \"allow\"}\0 junk";
     const std::string text(raw, sizeof raw - 1);  // the NUL inside included, the terminator not
-    auto parsed = warden::config::parse_policy(text, "p.json");
+    auto parsed = warden::policy::parse_policy(text, "p.json");
     REQUIRE_FALSE(parsed);
     CHECK(parsed.error_message() == "p.json:2:21: a policy file must not contain NUL bytes");
   }
@@ -143,6 +143,6 @@ TEST_CASE("hostile policy bytes end in an error, not a hang") {
     std::ifstream in(std::string(WARDEN_SOURCE_DIR) + "/tests/fuzz/regressions/policy-stray-byte-oom", std::ios::binary);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     REQUIRE(text.size() > 100);
-    CHECK_FALSE(warden::config::parse_policy(text, "fuzz.json"));
+    CHECK_FALSE(warden::policy::parse_policy(text, "fuzz.json"));
   }
 }

@@ -155,7 +155,7 @@ TEST_CASE("json_text reads members of validated text as the document holds them"
     if (!found.unsure) CHECK(json::parse(found.value) == value);
   }
   CHECK_FALSE(json_text::for_each_element(result, [](std::string_view) {}));  // not an array
-  CHECK(json_text::member("[1,2]", "a").value.empty());                     // not an object
+  CHECK(json_text::member("[1,2]", "a").value.empty());                       // not an object
   // A long string with non-ASCII text and escapes past the word-at-a-time part.
   const std::string long_string = "\"" + std::string(100, 'x') + "\\u00e9\\\"" + "\xc3\xa9" + std::string(70, 'y') + "\"";
   CHECK(json_text::value_end(long_string + ",1", 0) == long_string.size());
@@ -189,7 +189,7 @@ TEST_CASE("values of a classified message read the same with and without its doc
     CHECK(string_at(msg, bytes, {"params", "s"}) == "a\"b");  // escapes decoded
     CHECK(string_at(msg, bytes, {"params", "_meta", "io.modelcontextprotocol/protocolVersion"}) == "2026-07-28");
     CHECK(string_at(msg, bytes, {"jsonrpc"}) == "2.0");
-    CHECK_FALSE(string_at(msg, bytes, {"params", "n"}));        // not a string
+    CHECK_FALSE(string_at(msg, bytes, {"params", "n"}));  // not a string
     CHECK_FALSE(string_at(msg, bytes, {"params", "missing"}));
     CHECK_FALSE(string_at(msg, bytes, {"params", "name", "x"}));  // a string has no members
     CHECK(value_at(msg, bytes, {"params", "_meta", "progressToken"}) == json(7));

@@ -280,7 +280,7 @@ TEST_CASE("a JSON text member is written verbatim only when it is its own canoni
 TEST_CASE("a record of more members than the stack order holds is sorted and written like the rest") {
   json document = json::object();
   audit_record record;
-  for (int i = 60; i-- > 0;) {  // added in reverse order, each key twice: the later value wins
+  for (int i = 60; i-- > 0;) {                                                      // added in reverse order, each key twice: the later value wins
     const std::string key = "k" + std::to_string(i % 40) + (i % 2 ? "\"odd" : "");  // i and i + 40: one key
     record.number(key, i);
     document[key] = i;
@@ -327,7 +327,7 @@ TEST_CASE("a call record written through the policy inspector: peer values redac
   options.max_depth = 12;
   auto log = open_log(options);
   policy_inspector_options settings;
-  settings.mode = warden::config::mode::audit;
+  settings.mode = warden::policy::mode::audit;
   settings.audit = log.get();
   settings.session_id = "session-1";
   auto inspector = policy_inspector::create(settings);

@@ -223,7 +223,8 @@ TEST_CASE("verify with keys fails on a wrong key, a rewritten chain, and a log w
     CHECK(r.records == 10);
     CHECK(r.problem == first_checkpoint +
                            "records up to seq 10 were changed, removed or inserted after they were signed: the signed head is seq 10 "
-                           "with hash " + check_record(lines[9]).hash.substr(0, 16) +
+                           "with hash " +
+                           check_record(lines[9]).hash.substr(0, 16) +
                            "..., the record before this checkpoint is seq 10 with hash " +
                            check_record(read_lines(t.log)[9]).hash.substr(0, 16) + "...");
   }
@@ -265,8 +266,9 @@ TEST_CASE("verify with keys fails on a wrong key, a rewritten chain, and a log w
     CHECK(verify_log(t.log).ok);  // without keys: as if older rotated files were removed (a note)
     const auto r = verify_log(t.log, &k.verifier);
     CHECK_FALSE(r.ok);
-    CHECK(r.problem == t.log + ":1: the chain starts at seq 4, which is neither the start of a log nor of a rotated file "
-                               "(\"log_rotated\"): records before it were cut off");
+    CHECK(r.problem == t.log +
+                           ":1: the chain starts at seq 4, which is neither the start of a log nor of a rotated file "
+                           "(\"log_rotated\"): records before it were cut off");
   }
   SUBCASE("a checkpoint's signature replaced") {
     auto bodies = bodies_of(lines);

@@ -177,14 +177,14 @@ TEST_CASE("past the bound lines are dropped and a syslog_gap record announces th
   temp_audit_dir t;
   write_events(t, 60, nullptr);  // more than the spool may keep, for it to catch up with
   auto spool = open_spool(t, 4096, 1024);
-  std::string received;            // what a receiver got: the spool as it is read and confirmed
+  std::string received;  // what a receiver got: the spool as it is read and confirmed
   SUBCASE("room again: the gap record is chained before the next records, and they are kept") {
     const int fd = ::open(t.log.c_str(), O_RDONLY);
     spool->appended(fd, {}, false);
     ::close(fd);
     CHECK(spool->stats().dropped > 0);
     CHECK_FALSE(spool->gap_record(false, 60));  // no room yet
-    received += drain(*spool, 300, true);        // the receiver takes everything
+    received += drain(*spool, 300, true);       // the receiver takes everything
     write_events(t, 5, spool);
     CHECK(check_record(lines_of(read_file(t.log))[60]).body["event"] == "syslog_gap");
     received += drain(*spool, 300, true);
@@ -238,8 +238,7 @@ TEST_CASE("a gap still to be announced survives a restart of the spool") {
   CHECK(body["ts"].is_string());
   body.erase("ts");
   CHECK(body ==
-        json{{"event", "syslog_gap"}, {"first_seq", 2}, {"last_seq", 3}, {"records", 2},
-             {"reason", "the syslog spool was full: the receiver did not take records for too long"}, {"spool", t.spool()}});
+        json{{"event", "syslog_gap"}, {"first_seq", 2}, {"last_seq", 3}, {"records", 2}, {"reason", "the syslog spool was full: the receiver did not take records for too long"}, {"spool", t.spool()}});
 }
 
 TEST_CASE("rotation: the spool follows the chain into the new file; files rotated away unread leave an announced gap") {
@@ -258,7 +257,10 @@ TEST_CASE("rotation: the spool follows the chain into the new file; files rotate
     CHECK(drain(*spool) == all);
   }
   SUBCASE("rotated away while nobody shipped") {
-    { auto spool = open_spool(t); write_events(t, 5, spool, options); }
+    {
+      auto spool = open_spool(t);
+      write_events(t, 5, spool, options);
+    }
     options.keep_files = 1;
     write_events(t, 60, nullptr, options);  // the file the spool read is long gone
     auto spool = open_spool(t);

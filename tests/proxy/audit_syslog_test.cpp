@@ -239,7 +239,10 @@ TEST_CASE("the shipper delivers every record in file order; a dropped connection
 TEST_CASE("with the receiver away, stop() does not wait, and the records stay spooled for the next run") {
   temp_dir t;
   std::uint16_t port = 0;
-  { receiver gone; port = gone.port(); }  // nothing listens there now
+  {
+    receiver gone;
+    port = gone.port();
+  }  // nothing listens there now
   {
     auto spool = open_spool(t.log);
     auto shipper = syslog_shipper::start(to(port, t.log), spool);

@@ -205,7 +205,7 @@ inline proxy::session_options quick_options() {
 struct session_harness {
   asio::io_context io;
   activity changes{io.get_executor()};
-  fake_reader* client_in = nullptr;   // owned by the session
+  fake_reader* client_in = nullptr;  // owned by the session
   fake_writer* client_out = nullptr;
   fake_server_link* server = nullptr;
   std::unique_ptr<proxy::session> session;

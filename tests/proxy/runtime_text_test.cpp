@@ -97,9 +97,9 @@ TEST_CASE("generic detection: assignments and high-entropy tokens, not hashes or
 
 TEST_CASE("the cheap pre-check in front of the patterns lets the shortest shapes through") {
   // Each is at (or near) the minimum length or run its pattern allows.
-  CHECK(find_secrets("pwd=Xq7#kL9z", true).size() == 1);                     // 12 bytes, an assignment
-  CHECK(find_secrets("x eyJhbGciOiJ.eyJzdWIiOiJ.c2lnbmF0 y", false).size() == 1);  // runs of 11
-  CHECK(find_secrets("q8Zr3Lk9+w2Pn7Vt/Bm1Hc4Jd+Fg0SaQe8R/3Uo", true).size() == 1);  // short token runs, one long base64 run
+  CHECK(find_secrets("pwd=Xq7#kL9z", true).size() == 1);                                              // 12 bytes, an assignment
+  CHECK(find_secrets("x eyJhbGciOiJ.eyJzdWIiOiJ.c2lnbmF0 y", false).size() == 1);                     // runs of 11
+  CHECK(find_secrets("q8Zr3Lk9+w2Pn7Vt/Bm1Hc4Jd+Fg0SaQe8R/3Uo", true).size() == 1);                   // short token runs, one long base64 run
   CHECK(find_secrets("https://hooks.slack.com/services/T0000/B0000/abcdefghij", false).size() == 1);  // '/'-split path
   CHECK(find_secrets("-----BEGIN PRIVATE KEY-----", false).size() == 1);
   CHECK(find_secrets("eleven char", true).empty());
@@ -141,10 +141,16 @@ TEST_CASE("sanitize removes invisible payloads and terminal escapes, keeps legit
     CHECK(s.invisible == 3);
   }
   SUBCASE("newlines and tabs are kept, other controls go") {
-    const auto s = sanitize_text("a\tb\nc\x07" "d");
+    const auto s = sanitize_text(
+        "a\tb\nc\x07"
+        "d");
     CHECK(s.text == "a\tb\ncd");
   }
-  SUBCASE("invalid UTF-8 becomes U+FFFD") { CHECK(sanitize_text("a\xFF" "b").text == "a\xEF\xBF\xBD" "b"); }
+  SUBCASE("invalid UTF-8 becomes U+FFFD") { CHECK(sanitize_text("a\xFF"
+                                                                "b")
+                                                      .text ==
+                                                  "a\xEF\xBF\xBD"
+                                                  "b"); }
 }
 
 TEST_CASE("cap_json cuts long strings at a code point boundary and summarises deep values") {
@@ -196,8 +202,8 @@ TEST_CASE("may_hold_secret never turns away a text that a credential shape match
         std::string word = words[random() % std::size(words)];
         std::string out;
         for (char c : word) {
-          if (c == 'k' && random() % 4 == 0) out += "\xE2\x84\xAA";       // KELVIN SIGN
-          else if (c == 's' && random() % 4 == 0) out += "\xC5\xBF";      // LATIN SMALL LETTER LONG S
+          if (c == 'k' && random() % 4 == 0) out += "\xE2\x84\xAA";   // KELVIN SIGN
+          else if (c == 's' && random() % 4 == 0) out += "\xC5\xBF";  // LATIN SMALL LETTER LONG S
           else out += random() % 2 ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
         }
         return out;
@@ -247,7 +253,10 @@ TEST_CASE("may_hold_secret turns away ordinary short texts") {
   CHECK_FALSE(may_hold_secret("see https://example.com/docs for more", true));
   CHECK(may_hold_secret("password: hunter2hunter2", true));
   CHECK_FALSE(may_hold_secret("password: hunter2hunter2", false));
-  CHECK(may_hold_secret("the \xE2\x84\xAA" "ey = 0123456789ab", true));  // Kelvin sign: RE2 folds it to k
+  CHECK(may_hold_secret(
+      "the \xE2\x84\xAA"
+      "ey = 0123456789ab",
+      true));  // Kelvin sign: RE2 folds it to k
   CHECK(may_hold_secret("token AKIAIOSFODNN7EXAMPLE", false));
 }
 

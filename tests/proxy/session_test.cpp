@@ -188,8 +188,7 @@ TEST_CASE("an over-size client message is refused with an error carrying its id"
   });
   CHECK(h.server->in().written.empty());
   CHECK(h.client_out->message(0) ==
-        error_of(41, -32600, "mcp-warden: message of " + std::to_string(70u << 20) + " bytes exceeds the limit of " +
-                                 std::to_string(64u << 20) + " bytes"));
+        error_of(41, -32600, "mcp-warden: message of " + std::to_string(70u << 20) + " bytes exceeds the limit of " + std::to_string(64u << 20) + " bytes"));
 }
 
 TEST_CASE("malformed JSON from the server is dropped with a logged reason; the relay goes on") {
@@ -207,10 +206,12 @@ TEST_CASE("malformed JSON from the server is dropped with a logged reason; the r
   });
   CHECK(h.client_out->written == std::vector<std::string>{answer});
   CHECK(h.session->counters().server_dropped == 2);
-  CHECK(log.has("warning server sent an invalid message (invalid JSON: parse error at line 1, column 1: syntax error while "
-                "parsing value - invalid literal; last read: 'S'); dropped: Starting server on stdio..."));
-  CHECK(log.has("warning server sent an invalid message (invalid JSON: parse error at line 1, column 34: syntax error "
-                "while parsing value - unexpected end of input; expected '[', '{', or a literal); dropped: "));
+  CHECK(log.has(
+      "warning server sent an invalid message (invalid JSON: parse error at line 1, column 1: syntax error while "
+      "parsing value - invalid literal; last read: 'S'); dropped: Starting server on stdio..."));
+  CHECK(log.has(
+      "warning server sent an invalid message (invalid JSON: parse error at line 1, column 34: syntax error "
+      "while parsing value - unexpected end of input; expected '[', '{', or a literal); dropped: "));
   CHECK(log.has("dropped: Starting server on stdio..."));
 }
 

@@ -51,11 +51,13 @@ TEST_CASE("a direct write takes what the pipe has room for; the writer sends the
 
   // What is left of that line is only its newline: an empty message to the writer.
   bool done = false;
-  asio::co_spawn(context, [&]() -> asio::awaitable<void> {
-    const auto ec = co_await writer->async_write_message("");
-    CHECK_FALSE(ec);
-    done = true;
-  }, asio::detached);
+  asio::co_spawn(
+      context, [&]() -> asio::awaitable<void> {
+        const auto ec = co_await writer->async_write_message("");
+        CHECK_FALSE(ec);
+        done = true;
+      },
+      asio::detached);
   context.run_for(std::chrono::milliseconds(20));
   CHECK_FALSE(done);  // waiting for room
   CHECK(read_exactly(p[0], fills.size()) == fills);
@@ -77,10 +79,12 @@ TEST_CASE("the reader tells whether further messages are already framed") {
   REQUIRE(::write(p[1], lines.data(), lines.size()) == static_cast<ssize_t>(lines.size()));
 
   std::string first;
-  asio::co_spawn(context, [&]() -> asio::awaitable<void> {
-    auto outcome = co_await reader->async_read_message();
-    first = outcome.message.bytes;
-  }, asio::detached);
+  asio::co_spawn(
+      context, [&]() -> asio::awaitable<void> {
+        auto outcome = co_await reader->async_read_message();
+        first = outcome.message.bytes;
+      },
+      asio::detached);
   context.run_for(std::chrono::seconds(5));
   CHECK(first == "{\"a\":1}");
   CHECK(reader->has_buffered());

@@ -2,33 +2,36 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string_view>
 #include <utility>
 
 using namespace warden::transports;
 
 TEST_CASE("url: parsing") {
-  SUBCASE("https with default port") {
-    auto url = parse_http_url("https://Example.COM/mcp?x=1#frag");
-    REQUIRE(url);
-    CHECK(url->tls);
-    CHECK(url->host == "example.com");
-    CHECK(url->port == 443);
-    CHECK(url->target == "/mcp?x=1");
-    CHECK(url->host_header() == "example.com");
-  }
-  SUBCASE("explicit port, no path") {
-    auto url = parse_http_url("http://127.0.0.1:8080");
-    REQUIRE(url);
-    CHECK(url->port == 8080);
-    CHECK(url->target == "/");
-    CHECK(url->host_header() == "127.0.0.1:8080");
-  }
-  SUBCASE("IPv6 literal") {
-    auto url = parse_http_url("http://[::1]:9/sse");
-    REQUIRE(url);
-    CHECK(url->host == "::1");
-    CHECK(url->host_header() == "[::1]:9");
+  SUBCASE("accepted: https with its default port, an explicit port without a path, an IPv6 literal") {
+    struct row {
+      std::string_view text;
+      bool tls;
+      std::string_view host;
+      std::uint16_t port;
+      std::string_view target, host_header;
+    };
+    const row rows[] = {
+        {"https://Example.COM/mcp?x=1#frag", true, "example.com", 443, "/mcp?x=1", "example.com"},
+        {"http://127.0.0.1:8080", false, "127.0.0.1", 8080, "/", "127.0.0.1:8080"},
+        {"http://[::1]:9/sse", false, "::1", 9, "/sse", "[::1]:9"},
+    };
+    for (const row& r : rows) {
+      CAPTURE(r.text);
+      auto url = parse_http_url(r.text);
+      REQUIRE(url);
+      CHECK(url->tls == r.tls);
+      CHECK(url->host == r.host);
+      CHECK(url->port == r.port);
+      CHECK(url->target == r.target);
+      CHECK(url->host_header() == r.host_header);
+    }
   }
   SUBCASE("errors") {
     const std::pair<const char*, std::string_view> rows[] = {
@@ -137,5 +140,7 @@ TEST_CASE("Mcp-Name header encoding") {
   CHECK(encode_mcp_header_value("file:///tmp/a b") == "file:///tmp/a b");
   CHECK(encode_mcp_header_value(" padded") == "=?base64?IHBhZGRlZA==?=");
   CHECK(encode_mcp_header_value("h\xC3\xA9") == "=?base64?aMOp?=");
-  CHECK(encode_mcp_header_value("") == "=?base64?" "?=");
+  CHECK(encode_mcp_header_value("") ==
+        "=?base64?"
+        "?=");
 }

@@ -55,7 +55,6 @@ reply json_reply(const json& doc, std::string session = "") {
 
 reply accepted() { return {202, "", "", {}}; }
 
-
 // An HTTP/1.1 server on 127.0.0.1:0 (keep-alive) that records each request and answers it with
 // `answer`. Runs on the test's io_context.
 class fake_http_server {
@@ -281,9 +280,9 @@ TEST_CASE("http upstream: a 404 for the session starts a new one with the client
   CHECK(answer == list_result);
   const auto posts = u.requests("POST");
   REQUIRE(posts.size() == 6);
-  CHECK(posts[2].header("mcp-session-id") == "session-1");       // tools/list: 404
-  CHECK(posts[3].doc()["method"] == "initialize");               // the client's initialize again,
-  CHECK(posts[3].doc()["id"] == "mcp-warden-reinit-1");          // under an id of ours
+  CHECK(posts[2].header("mcp-session-id") == "session-1");  // tools/list: 404
+  CHECK(posts[3].doc()["method"] == "initialize");          // the client's initialize again,
+  CHECK(posts[3].doc()["id"] == "mcp-warden-reinit-1");     // under an id of ours
   CHECK(posts[3].doc()["params"] == initialize["params"]);
   CHECK(posts[3].header("mcp-session-id").empty());
   CHECK(posts[4].doc()["method"] == "notifications/initialized");

@@ -54,8 +54,9 @@ TEST_CASE("sse: line endings") {
 }
 
 TEST_CASE("sse: every chunking gives the same events") {
-  const std::string stream = "\xEF\xBB\xBF: keep-alive\r\nevent: endpoint\r\ndata: /message?sessionId=1\r\n\r\n"
-                             "id: 2\ndata: a\ndata: b\n\nretry: 1500\ndata:c\r\r";
+  const std::string stream =
+      "\xEF\xBB\xBF: keep-alive\r\nevent: endpoint\r\ndata: /message?sessionId=1\r\n\r\n"
+      "id: 2\ndata: a\ndata: b\n\nretry: 1500\ndata:c\r\r";
   for (std::size_t chunk = 1; chunk <= stream.size(); ++chunk) {
     CAPTURE(chunk);
     sse_parser parser(1024);
@@ -114,13 +115,20 @@ TEST_CASE("sse: fields") {
 }
 
 TEST_CASE("sse: a BOM is stripped only at the start") {
-  SUBCASE("at the start") { CHECK(parse_all("\xEF\xBB\xBF" "data: x\n\n").at(0).data == "x"); }
+  SUBCASE("at the start") { CHECK(parse_all("\xEF\xBB\xBF"
+                                            "data: x\n\n")
+                                      .at(0)
+                                      .data == "x"); }
   SUBCASE("a second BOM is content") {
-    auto events = parse_all("\xEF\xBB\xBF\xEF\xBB\xBF" "data: x\n\n");
+    auto events = parse_all(
+        "\xEF\xBB\xBF\xEF\xBB\xBF"
+        "data: x\n\n");
     CHECK(events.empty());  // the field name is now "\xEF\xBB\xBF" "data", unknown
   }
   SUBCASE("a partial BOM is content") {
-    auto events = parse_all("\xEF" "data: x\n\ndata: y\n\n");
+    auto events = parse_all(
+        "\xEF"
+        "data: x\n\ndata: y\n\n");
     REQUIRE(events.size() == 1);
     CHECK(events[0].data == "y");
   }
