@@ -9,10 +9,10 @@
 namespace warden::analysis {
 
 struct rule_info {
-  std::string_view id;           // stable; never reused for a different meaning
+  std::string_view id;  // stable; never reused for a different meaning
   category family;
-  severity default_level;        // the usual severity; detectors may raise or lower per finding
-  bool threat;                   // counts towards the trust grade
+  severity default_level;  // the usual severity; detectors may raise or lower per finding
+  bool threat;             // counts towards the trust grade
   std::string_view title;
   std::string_view summary;      // one line
   std::string_view explanation;  // why it matters

@@ -93,7 +93,6 @@ std::string canonical_manifest(const server_surface& surface) {
   return out;
 }
 
-
 const std::string* string_member(const json& object, const char* key) {
   if (!object.is_object()) return nullptr;
   auto it = object.find(key);
@@ -110,8 +109,7 @@ class surface_walker {
  public:
   surface_walker(const server_surface& surface, std::string server_name, const std::vector<std::string>& siblings,
                  const std::vector<std::string>& foreign, std::vector<finding>& findings, report_stats& stats)
-      : surface_(surface), server_(std::move(server_name)), siblings_(siblings), foreign_(foreign), findings_(findings),
-        stats_(stats) {}
+      : surface_(surface), server_(std::move(server_name)), siblings_(siblings), foreign_(foreign), findings_(findings), stats_(stats) {}
 
   void run() {
     if (surface_.instructions) inspect(*surface_.instructions, "server.instructions", field_role::server_text, "", text_kind::prose);
@@ -132,7 +130,10 @@ class surface_walker {
   }
 
  private:
-  enum class item_kind { tool, prompt, resource, resource_template };
+  enum class item_kind { tool,
+                         prompt,
+                         resource,
+                         resource_template };
 
   void add(std::string_view rule, severity level, double confidence, std::string item, std::string location,
            std::string evidence, std::string message, std::string decoded = {}) {
@@ -203,8 +204,7 @@ class surface_walker {
   void walk_schema(const json& schema, const std::string& path, std::string_view item, int depth, bool in_property,
                    tool_notes* notes) {
     if (depth > max_schema_depth) {
-      add("hygiene.weak-schema", severity::low, 0.8, std::string(item), path, {}, "schema nesting deeper than " +
-          std::to_string(max_schema_depth) + " levels was not analysed further");
+      add("hygiene.weak-schema", severity::low, 0.8, std::string(item), path, {}, "schema nesting deeper than " + std::to_string(max_schema_depth) + " levels was not analysed further");
       return;
     }
     if (!schema.is_object()) return;
@@ -264,7 +264,7 @@ class surface_walker {
     bool covert = has({"sidenote", "covert", "exfil", "backdoor", "smuggle", "stealth"}) ||
                   (has({"side"}) && has({"note", "notes", "channel", "info", "data"})) ||
                   (has({"hidden", "secret", "internal"}) && has({"note", "notes", "channel", "context", "instructions", "data", "payload"}));
-    bool conversation = (has({"conversation", "chat", "dialog", "dialogue", "transcript"}) ) ||
+    bool conversation = (has({"conversation", "chat", "dialog", "dialogue", "transcript"})) ||
                         (has({"previous", "prior", "recent", "all", "full", "past"}) && has({"messages", "prompts", "turns", "context"})) ||
                         (has({"system"}) && has({"prompt", "instructions"})) || lower == "history" || lower == "contextdump" ||
                         lower == "memorydump" || (has({"user"}) && has({"messages", "history", "prompts"}));
@@ -313,7 +313,7 @@ class surface_walker {
     std::string description;
     if (auto d = string_member(schema, "description")) description = *d;
     notes.side_params.emplace_back(name, path);
-    const char* why = covert ? "parameter named as a covert side channel"
+    const char* why = covert         ? "parameter named as a covert side channel"
                       : conversation ? "parameter collects the conversation on a tool unrelated to it"
                                      : "parameter asks which model is calling, on a tool unrelated to models";
     add("poison.exfil-parameter", covert ? severity::medium : severity::medium, covert ? 0.65 : 0.6, std::string(item), path,
@@ -471,7 +471,7 @@ class surface_walker {
     const auto& s = notes.description_signals;
     auto on = [&](signal x) { return s.test(static_cast<std::size_t>(x)); };
     if (!notes.side_params.empty() && (on(signal::conceal) || on(signal::conceal_weak) || on(signal::oblige_strong) ||
-                                        on(signal::convo_self) || on(signal::context_data) || on(signal::move_param))) {
+                                       on(signal::convo_self) || on(signal::context_data) || on(signal::move_param))) {
       for (auto& f : findings_)
         if (f.server == server_ && f.rule_id == "poison.exfil-parameter" && f.location.rfind(path + ".", 0) == 0) {
           f.level = severity::high;
@@ -516,7 +516,7 @@ class surface_walker {
   std::vector<finding>& findings_;
   report_stats& stats_;
   const json* owning_tool_ = nullptr;
-  std::unordered_set<std::string> own_params_;  // of the server's tools (all of them), as squashed_name()
+  std::unordered_set<std::string> own_params_;        // of the server's tools (all of them), as squashed_name()
   std::unordered_map<std::string, int> param_tools_;  // top-level property name (squashed_name) -> tools that take it
 
  public:
@@ -764,16 +764,14 @@ std::vector<finding> scan_text(std::string_view text_in, std::string_view locati
 
   std::vector<finding> out;
   for (auto& h : hidden.hits)
-    out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
-                   text::excerpt(text_in, h.begin, h.end), h.decoded.substr(0, 400), h.message});
+    out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location), text::excerpt(text_in, h.begin, h.end), h.decoded.substr(0, 400), h.message});
   std::map<std::string_view, std::size_t> best;  // rule -> index in out
   const bool hides = std::any_of(hidden.hits.begin(), hidden.hits.end(), [](const hidden_hit& h) { return hiding_device(h.rule_id); });
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     const std::size_t begin = chunks[c].first;
     for (auto& h : results[c].hits) {
       if (hides) escalate_hidden_order(h);
-      finding f{std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
-                text::excerpt(text_in, begin + h.begin, begin + h.end), h.decoded, h.message};
+      finding f{std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location), text::excerpt(text_in, begin + h.begin, begin + h.end), h.decoded, h.message};
       auto it = best.find(h.rule_id);
       if (it == best.end()) {
         best.emplace(h.rule_id, out.size());
@@ -786,9 +784,7 @@ std::vector<finding> scan_text(std::string_view text_in, std::string_view locati
   if (!hidden.revealed.empty()) {
     auto revealed = inspect_injection(hidden.revealed, context);
     for (auto& h : revealed.hits)
-      out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location),
-                     "hidden text: " + text::excerpt(hidden.revealed, h.begin, h.end), hidden.revealed.substr(0, 400),
-                     h.message + " (in invisible characters)"});
+      out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location), "hidden text: " + text::excerpt(hidden.revealed, h.begin, h.end), hidden.revealed.substr(0, 400), h.message + " (in invisible characters)"});
   }
   std::stable_sort(out.begin(), out.end(), [](const finding& a, const finding& b) { return a.level > b.level; });
   return out;

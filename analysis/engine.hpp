@@ -27,18 +27,21 @@ enum class role : std::uint8_t {
   filesystem_write = 1 << 5,  // creates or modifies local files
 };
 std::string_view to_string(role r) noexcept;
-inline constexpr role all_roles[] = {role::untrusted_input, role::private_data,   role::external_sink,
-                                     role::code_execution,  role::destructive,    role::filesystem_write};
+inline constexpr role all_roles[] = {role::untrusted_input, role::private_data, role::external_sink,
+                                     role::code_execution, role::destructive, role::filesystem_write};
 
 struct tool_capability {
   std::string server;
   std::string tool;
-  std::uint8_t roles = 0;             // bit set of role
-  std::vector<std::string> reasons;   // "name: delete", "description: sends email", ...
+  std::uint8_t roles = 0;            // bit set of role
+  std::vector<std::string> reasons;  // "name: delete", "description: sends email", ...
   bool has(role r) const noexcept { return roles & static_cast<std::uint8_t>(r); }
 };
 
-enum class capability_level : std::uint8_t { minimal, moderate, high, critical };
+enum class capability_level : std::uint8_t { minimal,
+                                             moderate,
+                                             high,
+                                             critical };
 std::string_view to_string(capability_level level) noexcept;
 
 struct toxic_flow {
@@ -73,9 +76,9 @@ struct analysis_report {
   std::vector<toxic_flow> flows;
   trust_score trust;
   capability_level capability = capability_level::minimal;
-  std::string surface_digest;     // sha256 (hex) of the canonical surface JSON
+  std::string surface_digest;  // sha256 (hex) of the canonical surface JSON
   report_stats stats;
-  bool live = false;              // every surface was enumerated from a running server
+  bool live = false;  // every surface was enumerated from a running server
 };
 
 analysis_report analyse(const std::vector<server_input>& servers);

@@ -51,7 +51,7 @@ bool printable_block(std::uint64_t w) { return !(w & high_bits) && text::bytes_b
   constexpr std::uint64_t low7 = ~high_bits;
   const std::uint64_t high = w & high_bits, ascii = ~w & high_bits, low = w & low7;
   const std::uint64_t lead = text::bytes_between(low, 0x43, 0x45) & high;  // C3..C5
-  const std::uint64_t cont = high & ~(w << 1);                              // 10xxxxxx
+  const std::uint64_t cont = high & ~(w << 1);                             // 10xxxxxx
   if ((lead | cont) != high || cont != lead << 8 || (lead >> 63)) return false;
   if ((text::bytes_between(low, 0x20, 0x7E) & ascii) != ascii) return false;
   const std::uint64_t spaces = text::bytes_between(low, 0x20, 0x20) & ascii;
@@ -97,8 +97,15 @@ struct aggregate {
   std::string what;
 
   void add(severity s, double conf, std::size_t b, std::size_t e, std::string_view description) {
-    if (count == 0) { begin = b; end = e; what = description; }
-    if (s > level) { level = s; what = description; }
+    if (count == 0) {
+      begin = b;
+      end = e;
+      what = description;
+    }
+    if (s > level) {
+      level = s;
+      what = description;
+    }
     confidence = std::max(confidence, conf);
     ++count;
   }
@@ -129,7 +136,7 @@ thresholds thresholds_for(text_kind kind) {
 // Properties of a non-ASCII code point that the scan asks for on every character, as bits.
 constexpr std::uint8_t cp_alpha = 1, cp_latin = 2, cp_rtl = 4, cp_word = 8,
                        cp_ordinary = 16,  // no check applies: not a space, control, mark, tag, ...
-                       cp_known = 128;
+    cp_known = 128;
 
 std::uint8_t compute_properties(char32_t cp) {
   const auto c = static_cast<UChar32>(cp);
@@ -268,7 +275,11 @@ class scanner {
           continue;
         }
       const auto b = static_cast<unsigned char>(raw_[i]);
-      if (b >= 0x21 && b < 0x7F) { line_start = false; ++i; continue; }
+      if (b >= 0x21 && b < 0x7F) {
+        line_start = false;
+        ++i;
+        continue;
+      }
       if (b == ' ' || b == '\t') {
         std::size_t j = i;
         while (j < n && (raw_[j] == ' ' || raw_[j] == '\t')) ++j;
@@ -457,8 +468,9 @@ class scanner {
         // its newlines was quadratic in the run's length).
         if (offset >= blank_run_end) {
           std::size_t lines = 0;
-          const cp_run blank = run_from(offset, [](char32_t c) { return c == '\n' || c == '\r' || is_space_like(c); },
-                                     [&](char32_t c) { lines += c == '\n'; });
+          const cp_run blank = run_from(
+              offset, [](char32_t c) { return c == '\n' || c == '\r' || is_space_like(c); },
+              [&](char32_t c) { lines += c == '\n'; });
           note_blank_lines(offset, blank.end, lines);
           blank_run_end = blank.end;
         }
@@ -514,7 +526,7 @@ class scanner {
         cp_run invisible = run_from(offset, is_invisible_format);
         if (invisible.count == 0) invisible = {end, 1, cp};
         const std::size_t length = invisible.count;
-        const severity s = length >= 8 ? severity::high
+        const severity s = length >= 8                                       ? severity::high
                            : (length >= 3 || kind_ == text_kind::identifier) ? severity::medium
                                                                              : severity::low;
         invisible_.add(s, length >= 8 ? 0.85 : 0.7, offset, invisible.end,

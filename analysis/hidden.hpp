@@ -13,7 +13,9 @@ namespace warden::analysis {
 
 // What kind of text is being looked at; thresholds differ (a tool result may legitimately be long
 // and indented, a tool name must be a plain identifier).
-enum class text_kind : std::uint8_t { identifier, prose, result };
+enum class text_kind : std::uint8_t { identifier,
+                                      prose,
+                                      result };
 
 struct hidden_hit {
   std::string_view rule_id;

@@ -37,11 +37,11 @@ struct tool_name_index {
 
 struct field_context {
   field_role role = field_role::tool_description;
-  std::string_view own_name;                            // the item this text belongs to
-  const std::vector<std::string>* sibling_tools = nullptr;  // tool names of the same server
-  const std::vector<std::string>* foreign_tools = nullptr;  // tool names of other servers
-  int depth = 0;                                        // nesting of decoded payload analysis
-  const tool_name_index* names = nullptr;               // the two lists indexed (built on demand when null)
+  std::string_view own_name;                                    // the item this text belongs to
+  const std::vector<std::string>* sibling_tools = nullptr;      // tool names of the same server
+  const std::vector<std::string>* foreign_tools = nullptr;      // tool names of other servers
+  int depth = 0;                                                // nesting of decoded payload analysis
+  const tool_name_index* names = nullptr;                       // the two lists indexed (built on demand when null)
   const std::unordered_set<std::string>* own_params = nullptr;  // the server's property names and enum values, squashed_name()
 };
 
@@ -59,18 +59,54 @@ struct text_hit {
 
 // Signals seen in a text, for callers that combine evidence across fields of one tool.
 enum class signal : std::uint8_t {
-  tag_strong, tag_weak, html_comment, role_token, role_line,
-  address_model, oblige, oblige_strong, authority,
-  conceal, conceal_weak, consent_skip, deceive,
-  override_, impersonation,
-  seq_global, seq_local,
-  sensitive_path, secret_noun, env_vars, refuse, detection, user_secret, grab_all,
-  convo_self, history_weak, context_data, self_context, sys_prompt, model_self, user_data,
-  move_param, move_out, also_sink, read_secret, dest_email, quoted_field,
-  redirect, redirect_weak,
-  hijack_strong, hijack_weak, deprecate,
-  cross_cue, decode_exec, shell_danger, url_data,
-  claimed_consent, phished_secret,
+  tag_strong,
+  tag_weak,
+  html_comment,
+  role_token,
+  role_line,
+  address_model,
+  oblige,
+  oblige_strong,
+  authority,
+  conceal,
+  conceal_weak,
+  consent_skip,
+  deceive,
+  override_,
+  impersonation,
+  seq_global,
+  seq_local,
+  sensitive_path,
+  secret_noun,
+  env_vars,
+  refuse,
+  detection,
+  user_secret,
+  grab_all,
+  convo_self,
+  history_weak,
+  context_data,
+  self_context,
+  sys_prompt,
+  model_self,
+  user_data,
+  move_param,
+  move_out,
+  also_sink,
+  read_secret,
+  dest_email,
+  quoted_field,
+  redirect,
+  redirect_weak,
+  hijack_strong,
+  hijack_weak,
+  deprecate,
+  cross_cue,
+  decode_exec,
+  shell_danger,
+  url_data,
+  claimed_consent,
+  phished_secret,
   count_
 };
 using signal_set = std::bitset<static_cast<std::size_t>(signal::count_)>;

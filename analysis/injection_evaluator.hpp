@@ -196,7 +196,7 @@ class evaluator {
   std::vector<int> secret_atoms_found_;  // its atoms present in the raw text (ascending)
   injection_result result_;
   bool obfuscated_ = false;
-  double max_probability_ = 0;  // the sentence model's highest probability over the text
+  double max_probability_ = 0;                          // the sentence model's highest probability over the text
   bool corroborated_ = false;                           // some sentence names or does something outside the tool's function
   std::vector<intent::sentence> located_;               // judge_sentences' sentences with their signals
   std::vector<intent::sentence> judged_;                // the same with every feature the sentence model read

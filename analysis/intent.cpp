@@ -20,13 +20,13 @@ using enum feature;
 
 // Names of the injection signals, in the order of analysis::signal.
 constexpr std::string_view signal_names[] = {
-    "tag_strong",   "tag_weak",     "html_comment", "role_token",   "role_line",     "address_model", "oblige",
-    "oblige_strong", "authority",   "conceal",      "conceal_weak", "consent_skip",  "deceive",       "override",
-    "impersonation", "seq_global",  "seq_local",    "sensitive_path", "secret_noun", "env_vars",      "refuse",
-    "detection",    "user_secret",  "grab_all",     "convo_self",   "history_weak",  "context_data",  "self_context",
-    "sys_prompt",   "model_self",   "user_data",    "move_param",   "move_out",      "also_sink",     "read_secret",
-    "dest_email",   "quoted_field", "redirect",     "redirect_weak", "hijack_strong", "hijack_weak",  "deprecate",
-    "cross_cue",    "decode_exec",  "shell_danger", "url_data",     "claimed_consent", "phished_secret"};
+    "tag_strong", "tag_weak", "html_comment", "role_token", "role_line", "address_model", "oblige",
+    "oblige_strong", "authority", "conceal", "conceal_weak", "consent_skip", "deceive", "override",
+    "impersonation", "seq_global", "seq_local", "sensitive_path", "secret_noun", "env_vars", "refuse",
+    "detection", "user_secret", "grab_all", "convo_self", "history_weak", "context_data", "self_context",
+    "sys_prompt", "model_self", "user_data", "move_param", "move_out", "also_sink", "read_secret",
+    "dest_email", "quoted_field", "redirect", "redirect_weak", "hijack_strong", "hijack_weak", "deprecate",
+    "cross_cue", "decode_exec", "shell_danger", "url_data", "claimed_consent", "phished_secret"};
 static_assert(std::size(signal_names) == static_cast<std::size_t>(signal::count_), "one name per signal");
 
 constexpr std::string_view lexicon_names[] = {

@@ -28,11 +28,11 @@ class literal_matcher {
   static constexpr std::uint16_t output_bit = 0x8000, max_states = 0x8000;
   std::uint8_t byte_class_[256] = {};  // lower-cased byte -> column; 0 for bytes no literal uses
   std::size_t columns_ = 1;
-  std::vector<std::uint16_t> next_;    // states x columns: the full (failure-resolved) transition table
-  bool overflow_ = false;              // too many states: report every literal (still conservative)
-  std::vector<std::uint32_t> outputs_; // per state: first index in output_ids_ or no_output
-  std::vector<int> output_ids_;        // per state run of literal ids, terminated by -1
-  std::vector<int> non_ascii_;         // literals reported when the text has a byte >= 0x80
+  std::vector<std::uint16_t> next_;     // states x columns: the full (failure-resolved) transition table
+  bool overflow_ = false;               // too many states: report every literal (still conservative)
+  std::vector<std::uint32_t> outputs_;  // per state: first index in output_ids_ or no_output
+  std::vector<int> output_ids_;         // per state run of literal ids, terminated by -1
+  std::vector<int> non_ascii_;          // literals reported when the text has a byte >= 0x80
   std::size_t literal_count_ = 0;
   std::size_t longest_ = 0;
   std::vector<std::uint32_t> output_states_;  // states with outputs            // longest prefix looked for (lanes of a long text overlap by longest_ - 1)

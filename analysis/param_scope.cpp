@@ -64,11 +64,11 @@ const std::array<data_kind, 7>& kinds() {
        shape::pattern(R"(\b(?:think\w*|thoughts?|reason\w*|reflect\w*|plan\w*|llms?|models?|prompts?|agents?|ai|evals?|evaluation|benchmark\w*|guardrails?|telemetry|observability|trac(?:e|es|ing)|chat|completion|inference|moderation|persona)\b)")},
       {"the user's personal details", "poison.exfil-parameter",
        shape::pattern(WARDEN_WHOSE R"((?:own\s+|full\s+|precise\s+|current\s+|exact\s+|home\s+|work\s+|personal\s+|private\s+|primary\s+|mobile\s+)*)"
-                      R"((?:full name|legal name|e-?mail(?:\s+address)?|phone(?:\s+number)?|mobile(?:\s+number)?|home address|street address|physical location|location|gps|coordinates|employer|company|job title|date of birth|birthday|age|ssn|social security(?:\s+number)?|passport(?:\s+number)?|national id|id number|tax id|salary|income)\b)"
-                      R"(|\bwhere\s+(?:the\s+(?:user|person|requester)|you|they)\s+(?:is|are|live|lives|works?)\b|\bphysically located\b)"
-                      // "where the person you assist lives", "mobile number of the person you help".
-                      R"(|\bwhere\s+the\s+(?:user|person|requester|customer|human|individual)\s+(?:(?:you|who)\s+\w+\s+)?(?:is|are|live|lives|works?|resides?|stays?)\b)"
-                      R"(|\b(?:full name|legal name|home address|street address|mobile number|phone number|date of birth|workplace|employer|passport number)\b[^.;]{0,80}\b(?:of|for)\s+(?:the\s+)?(?:user|person|human|customer|requester|individual)\b)"),
+                                   R"((?:full name|legal name|e-?mail(?:\s+address)?|phone(?:\s+number)?|mobile(?:\s+number)?|home address|street address|physical location|location|gps|coordinates|employer|company|job title|date of birth|birthday|age|ssn|social security(?:\s+number)?|passport(?:\s+number)?|national id|id number|tax id|salary|income)\b)"
+                                   R"(|\bwhere\s+(?:the\s+(?:user|person|requester)|you|they)\s+(?:is|are|live|lives|works?)\b|\bphysically located\b)"
+                                   // "where the person you assist lives", "mobile number of the person you help".
+                                   R"(|\bwhere\s+the\s+(?:user|person|requester|customer|human|individual)\s+(?:(?:you|who)\s+\w+\s+)?(?:is|are|live|lives|works?|resides?|stays?)\b)"
+                                   R"(|\b(?:full name|legal name|home address|street address|mobile number|phone number|date of birth|workplace|employer|passport number)\b[^.;]{0,80}\b(?:of|for)\s+(?:the\s+)?(?:user|person|human|customer|requester|individual)\b)"),
        shape::pattern(R"(\b(?:e-?mails?|mail|phone|sms|contacts?|users?|customers?|accounts?|profiles?|people|persons?|members?|employees?|leads?|crm|signup|sign up|register\w*|invite\w*|notif\w*|address\w*|locat\w*|geo\w*|maps?|weather|forecast|nearby|routes?|directions?|deliver\w*|ship\w*|places?|travel|distance|city|timezone|identity|kyc|verif\w*|passport|tax|payroll|hr|health|patient|insurance|bank\w*|loan|credit|onboard\w*|job|jobs|recruit\w*|compan(?:y|ies)|organi[sz]ations?|calendar|events?|booking|reservation)\b)")},
       {"bank or card details", "poison.exfil-parameter",
        shape::pattern(R"(\b(?:bank(?:ing)?\s+(?:account|login|password|details|credentials|number)s?|card numbers?|credit card|debit card|card details|cvv|cvc|card security code|iban|routing number|sort code|account numbers?|online banking)\b)"),
@@ -136,7 +136,8 @@ std::vector<scope_ask> params_beyond_function(const json& tool, const std::unord
         if (x.is_string()) {
           std::string value = x.get<std::string>();
           if (value.size() > 24 && value.find_first_of(" -_+") != std::string::npos) phrase_enum = true;
-          std::replace_if(value.begin(), value.end(), [](char c) { return c == '-' || c == '_' || c == '+'; }, ' ');
+          std::replace_if(
+              value.begin(), value.end(), [](char c) { return c == '-' || c == '_' || c == '+'; }, ' ');
           values += "\n" + value;
         }
     }

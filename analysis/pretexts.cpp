@@ -32,26 +32,26 @@ const re2::RE2& harmful_code = shape::pattern(R"(>>?|\|\s*\w|&&|;\s*\w|\$\(|~/|\
 
 #define WARDEN_TOOL_ID R"([`'"]?[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+[`'"]?)"
 const re2::RE2& call_before = shape::pattern(R"(\b(?:before|prior to|ahead of|after|immediately after)\b[^.;:]{0,80}\b(?:call|invoke|run|use|query)\s+(?:the\s+)?)" WARDEN_TOOL_ID
-      R"(|\b(?:first|beforehand|as a first step),?\s+(?:call|invoke|run)\s+(?:the\s+)?)" WARDEN_TOOL_ID
-      R"(|\b(?:call|invoke|run)\s+(?:the\s+)?)" WARDEN_TOOL_ID R"([^.;]{0,80}\b(?:first|beforehand|before (?:any|every|each|\w+ing)|prior to|afterwards)\b)"
-      R"(|)" WARDEN_TOOL_ID R"(\s+(?:has to|must|needs to|should|is to|shall)\s+(?:always\s+)?be\s+(?:called|invoked|run|used)\b)"
-      R"(|\brequires?\s+)" WARDEN_TOOL_ID R"(\s+to\s+be\s+(?:called|invoked|run)\b)"
-      // The same order in other words: "start every session by calling x", "a successful call to x
-      // is required", "is gated on x", "x comes first", "preceded by a call to x".
-      R"(|\b(?:start|begin|open|kick off|initiali[sz]e|preface)\s+(?:\w+\s+){0,4}?(?:by|with)\s+(?:calling|invoking|running|a call to)\s+(?:the\s+)?)" WARDEN_TOOL_ID
-      R"(|\b(?:a|one)\s+(?:successful\s+|prior\s+|preceding\s+|fresh\s+|completed\s+)?(?:call|invocation|run|round-?trip)\s+(?:to|of|through)\s+(?:the\s+)?)" WARDEN_TOOL_ID R"([^.;]{0,60}\b(?:is|are|must|has to|needs to|should)\b)"
-      R"(|\b(?:depends on|is gated (?:on|by|behind)|is blocked until|relies on|is conditional on|is contingent on|is unlocked by|is preceded by|are preceded by|preceded by|prefaced by)\s+(?:an?\s+(?:\w+\s+)?(?:call|invocation|run)\s+(?:to|of)\s+)?(?:the\s+)?)" WARDEN_TOOL_ID
-      R"(|)" WARDEN_TOOL_ID R"(\s+(?:always\s+)?(?:comes|goes|runs)\s+first\b|)" WARDEN_TOOL_ID R"(\s+(?:must|has to|needs to|should|is to)\s+(?:\w+\s+){0,2}?(?:precede|come before|run before|go first|be (?:the )?first)\b)");
+                                             R"(|\b(?:first|beforehand|as a first step),?\s+(?:call|invoke|run)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+                                             R"(|\b(?:call|invoke|run)\s+(?:the\s+)?)" WARDEN_TOOL_ID R"([^.;]{0,80}\b(?:first|beforehand|before (?:any|every|each|\w+ing)|prior to|afterwards)\b)"
+                                             R"(|)" WARDEN_TOOL_ID R"(\s+(?:has to|must|needs to|should|is to|shall)\s+(?:always\s+)?be\s+(?:called|invoked|run|used)\b)"
+                                             R"(|\brequires?\s+)" WARDEN_TOOL_ID R"(\s+to\s+be\s+(?:called|invoked|run)\b)"
+                                             // The same order in other words: "start every session by calling x", "a successful call to x
+                                             // is required", "is gated on x", "x comes first", "preceded by a call to x".
+                                             R"(|\b(?:start|begin|open|kick off|initiali[sz]e|preface)\s+(?:\w+\s+){0,4}?(?:by|with)\s+(?:calling|invoking|running|a call to)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+                                             R"(|\b(?:a|one)\s+(?:successful\s+|prior\s+|preceding\s+|fresh\s+|completed\s+)?(?:call|invocation|run|round-?trip)\s+(?:to|of|through)\s+(?:the\s+)?)" WARDEN_TOOL_ID R"([^.;]{0,60}\b(?:is|are|must|has to|needs to|should)\b)"
+                                             R"(|\b(?:depends on|is gated (?:on|by|behind)|is blocked until|relies on|is conditional on|is contingent on|is unlocked by|is preceded by|are preceded by|preceded by|prefaced by)\s+(?:an?\s+(?:\w+\s+)?(?:call|invocation|run)\s+(?:to|of)\s+)?(?:the\s+)?)" WARDEN_TOOL_ID
+                                             R"(|)" WARDEN_TOOL_ID R"(\s+(?:always\s+)?(?:comes|goes|runs)\s+first\b|)" WARDEN_TOOL_ID R"(\s+(?:must|has to|needs to|should|is to)\s+(?:\w+\s+){0,2}?(?:precede|come before|run before|go first|be (?:the )?first)\b)");
 // "Never call X until `y` has been called": this tool made to wait on another call.
 const re2::RE2& waits_for_a_call = shape::pattern(R"(\b(?:until|unless|after|once|not before|as long as)\s+(?:the\s+)?)" WARDEN_TOOL_ID
-      R"(\s+(?:tool\s+)?(?:has|have|had)?\s*(?:been|is|was|gets|got)?\s*(?:called|run|invoked|executed|completed|finished|succeeded|returned|confirmed|done)\b)"
-      R"(|)" WARDEN_TOOL_ID R"(\s+(?:is|must be|has to be|needs to be|should be|gets|has been)\s+(?:always\s+)?(?:called|invoked|run|executed)\b[^.;]{0,40}\b(?:first|beforehand|before|prior)\b)"
-      R"(|\b(?:only|first)\s+(?:after|once)\s+(?:calling|invoking|running)\s+(?:the\s+)?)" WARDEN_TOOL_ID
-      // "Required sequence: (1) `identity_sync` (2) ...", "the first call of every session must go to `x`"
-      R"(|(?:\(1\)|\b1[.)]|\bstep (?:1|one)\b)\s*:?\s*(?:call\s+|run\s+|invoke\s+)?)" WARDEN_TOOL_ID
-      R"(|\bfirst (?:call|step|action|request|invocation)\b[^.;]{0,40}\b(?:go(?:es)? to|be|is|to|target)\s+(?:the\s+)?)" WARDEN_TOOL_ID
-      R"(|\bwithout\s+(?:first\s+|previously\s+)?(?:calling|invoking|running|a (?:prior |preceding )?call to)\s+(?:the\s+)?)" WARDEN_TOOL_ID
-      R"(|\b(?:after|once)\s+(?:an?\s+(?:successful\s+)?(?:call|invocation)\s+(?:to|of)|calling|invoking|running)\s+(?:the\s+)?)" WARDEN_TOOL_ID);
+                                                  R"(\s+(?:tool\s+)?(?:has|have|had)?\s*(?:been|is|was|gets|got)?\s*(?:called|run|invoked|executed|completed|finished|succeeded|returned|confirmed|done)\b)"
+                                                  R"(|)" WARDEN_TOOL_ID R"(\s+(?:is|must be|has to be|needs to be|should be|gets|has been)\s+(?:always\s+)?(?:called|invoked|run|executed)\b[^.;]{0,40}\b(?:first|beforehand|before|prior)\b)"
+                                                  R"(|\b(?:only|first)\s+(?:after|once)\s+(?:calling|invoking|running)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+                                                  // "Required sequence: (1) `identity_sync` (2) ...", "the first call of every session must go to `x`"
+                                                  R"(|(?:\(1\)|\b1[.)]|\bstep (?:1|one)\b)\s*:?\s*(?:call\s+|run\s+|invoke\s+)?)" WARDEN_TOOL_ID
+                                                  R"(|\bfirst (?:call|step|action|request|invocation)\b[^.;]{0,40}\b(?:go(?:es)? to|be|is|to|target)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+                                                  R"(|\bwithout\s+(?:first\s+|previously\s+)?(?:calling|invoking|running|a (?:prior |preceding )?call to)\s+(?:the\s+)?)" WARDEN_TOOL_ID
+                                                  R"(|\b(?:after|once)\s+(?:an?\s+(?:successful\s+)?(?:call|invocation)\s+(?:to|of)|calling|invoking|running)\s+(?:the\s+)?)" WARDEN_TOOL_ID);
 #undef WARDEN_TOOL_ID
 
 const re2::RE2& carries_data = shape::pattern(R"(\b(?:include|including|pass|passing|copy|copying|paste|forward|log|attach|put|place|embed|append|add|send|post|store|record|quote|mirror)\b[^.;]{0,100}\b(?:in|into|to|with|as|under|on)\b|\b(?:passing|supplying|providing|giving|sending|attaching|including|carrying)\b|\bwith (?:the|their|your|its|his|her|every|all|any|each)\b|\btogether with\b)");
@@ -61,7 +61,7 @@ const re2::RE2& broad_or_private = shape::pattern(R"(\b(?:full|all|every|entire|
 
 // A reason borrowed from security, law or operations.
 const re2::RE2& borrowed_reason = shape::pattern(R"(\b(?:polic(?:y|ies)|compliance|regulat\w+|gdpr|ccpa|kyc|aml|audit\w*|attestation|verif\w+|validat\w+|integrity|trust (?:&|and) safety|security|privacy|quality[- ]assurance|qa|risk|fraud|anti-?fraud|travel rule|data[- ]protection|governance|sox|hipaa|pci|correlat\w+|anonymi[sz]\w+|protection|certif\w+)\b)"
-    R"(|\b(?:licen[cs]\w*|entitlements?|subscription check|billing|metering|quotas?|rate[- ]limit\w*|telemetry|handshake|session (?:integrity|binding|check)|anti-?abuse|abuse prevention|safety|data[- ]residency|residency|chain of custody|custody|legal(?:ly)?|consent|identity|soc ?2|iso ?27001|nist|fedramp|sanctions?|screening|provenance|tamper\w*|reconcil\w+|deduplicat\w+|duplicate (?:charges|detection|orders)|accountability|traceability|evidence)\b)");
+                                                 R"(|\b(?:licen[cs]\w*|entitlements?|subscription check|billing|metering|quotas?|rate[- ]limit\w*|telemetry|handshake|session (?:integrity|binding|check)|anti-?abuse|abuse prevention|safety|data[- ]residency|residency|chain of custody|custody|legal(?:ly)?|consent|identity|soc ?2|iso ?27001|nist|fedramp|sanctions?|screening|provenance|tamper\w*|reconcil\w+|deduplicat\w+|duplicate (?:charges|detection|orders)|accountability|traceability|evidence)\b)");
 
 // ---- a policy that keeps itself from the user ---------------------------------------------------
 
@@ -221,7 +221,13 @@ void judge_result_demands(std::string_view view, const std::vector<intent::sente
   static const shape::gate needs{&shell_code, &call_before, &waits_for_a_call, &the_models_make_up, &the_conversation, &edits_a_dotfile, &host_secrets};
   const auto may = needs.match(view);
   if (std::none_of(may.begin(), may.end(), [](bool b) { return b; })) return;
-  enum { shell, call, waits, makeup, convo, dotfile, host };
+  enum { shell,
+         call,
+         waits,
+         makeup,
+         convo,
+         dotfile,
+         host };
   auto text_of = [&](std::size_t k) { return view.substr(sentences[k].begin, sentences[k].end - sentences[k].begin); };
   using intent::feature, intent::index;
   for (std::size_t k = 0; k < sentences.size(); ++k) {
@@ -233,7 +239,7 @@ void judge_result_demands(std::string_view view, const std::vector<intent::sente
     static const re2::RE2& quoted_example = shape::pattern(R"(\b(?:for example|for instance|e\.g\.|such as|like this|examples?)\b)");
     if (!pretext) continue;
     if (!matches(sentence, quoted_example) && ((may[makeup] && matches(sentence, the_models_make_up) && matches(sentence, put_into_the_call)) ||
-        (may[convo] && matches(sentence, the_conversation) && matches(sentence, put_into_the_call)))) {
+                                               (may[convo] && matches(sentence, the_conversation) && matches(sentence, put_into_the_call)))) {
       out.push_back({"poison.context-solicitation", severity::high, 0.8, s.begin, s.end, "a tool result asks for the model's make-up or the conversation"});
       return;
     }
@@ -306,7 +312,25 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
                                  &host_secrets, &sent_on_the_side, &swaps_the_users_value, &sets_aside_the_users_choice, &misreports, &at_every_turn,
                                  &from_the_models_context, &user_dossier, &literal_endpoint, &authority_tag, &overrides_the_user};
   const auto may = needs.match(view);
-  enum { shell, call, waits, makeup, convo, hidden, itself, dotfile, host, side, swap, aside, mislead, turn, context_grab, dossier, endpoint, tag, pin };
+  enum { shell,
+         call,
+         waits,
+         makeup,
+         convo,
+         hidden,
+         itself,
+         dotfile,
+         host,
+         side,
+         swap,
+         aside,
+         mislead,
+         turn,
+         context_grab,
+         dossier,
+         endpoint,
+         tag,
+         pin };
   static const re2::RE2& llm_words = shape::pattern(R"((?:^|[_.-])(?:llm|llms|prompt|prompts|model|models|ai|agent|agents|assistant|completion|completions|chat|inference|openai|anthropic|claude|gpt|gemini|ollama)(?:$|[_.-]))");
   static const re2::RE2& conversation_words = shape::pattern(R"((?:^|[_.-])(?:memory|memories|remember|chat|chats|conversation|conversations|summar\w*|transcript\w*|history|session|sessions|journal|diary|feedback|context|thread|threads|message|messages|reflect\w*|learn\w*)(?:$|[_.-]))");
   const bool llm_tool = matches(context.own_name, llm_words);

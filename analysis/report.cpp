@@ -88,8 +88,7 @@ json to_json(const analysis_report& report) {
                      {"severity", to_string(f.level)},
                      {"crossServer", f.cross_server},
                      {"summary", f.summary},
-                     {"roles", {{"untrustedInput", f.untrusted}, {"privateData", f.private_data}, {"externalSink", f.sinks},
-                                {"destructive", f.destructive}}}});
+                     {"roles", {{"untrustedInput", f.untrusted}, {"privateData", f.private_data}, {"externalSink", f.sinks}, {"destructive", f.destructive}}}});
   json capabilities = json::array();
   std::map<std::string, std::size_t> role_counts;
   for (role r : all_roles) role_counts[std::string(to_string(r))] = 0;
@@ -110,22 +109,12 @@ json to_json(const analysis_report& report) {
               {"target", target},
               {"score", {{"score", report.trust.score}, {"grade", std::string(1, report.trust.grade)}, {"flagged", is_flagged(report.trust)}}},
               {"capability", {{"level", to_string(report.capability)}, {"roles", role_counts}}},
-              {"coverage", {{"level", report.live ? "confirmed" : "declared"},
-                            {"inputs", {{"liveTransport", report.live}, {"manifest", manifest}}},
-                            {"surfaces", {{"servers", report.stats.servers}, {"tools", report.stats.tools}, {"prompts", report.stats.prompts},
-                                          {"resources", report.stats.resources}, {"resourceTemplates", report.stats.resource_templates}}}}},
+              {"coverage", {{"level", report.live ? "confirmed" : "declared"}, {"inputs", {{"liveTransport", report.live}, {"manifest", manifest}}}, {"surfaces", {{"servers", report.stats.servers}, {"tools", report.stats.tools}, {"prompts", report.stats.prompts}, {"resources", report.stats.resources}, {"resourceTemplates", report.stats.resource_templates}}}}},
               {"findings", findings},
               {"toxicFlows", flows},
               {"capabilities", capabilities},
               {"surfaceDigest", "sha256:" + report.surface_digest},
-              {"stats", {{"servers", report.stats.servers},
-                         {"tools", report.stats.tools},
-                         {"prompts", report.stats.prompts},
-                         {"resources", report.stats.resources},
-                         {"resourceTemplates", report.stats.resource_templates},
-                         {"stringsScanned", report.stats.strings_scanned},
-                         {"bytesScanned", report.stats.bytes_scanned},
-                         {"findings", severity_counts(report)}}}};
+              {"stats", {{"servers", report.stats.servers}, {"tools", report.stats.tools}, {"prompts", report.stats.prompts}, {"resources", report.stats.resources}, {"resourceTemplates", report.stats.resource_templates}, {"stringsScanned", report.stats.strings_scanned}, {"bytesScanned", report.stats.bytes_scanned}, {"findings", severity_counts(report)}}}};
 }
 
 json to_sarif(const analysis_report& report) {
@@ -158,10 +147,8 @@ json to_sarif(const analysis_report& report) {
                      {"fullDescription", {{"text", r.explanation}}},
                      {"help", {{"text", std::string(r.explanation) + " Remediation: " + std::string(r.remediation)}, {"markdown", markdown}}},
                      {"defaultConfiguration", {{"level", sarif_level(r.default_level)}}},
-                     {"properties", {{"tags", json::array({"security", "mcp", to_string(r.family)})},
-                                     {"security-severity", security_severity(r.default_level)},
-                                     {"precision", r.threat ? "high" : "medium"},
-                                     {"problem.severity", r.default_level >= severity::high ? "error" : r.default_level == severity::medium ? "warning" : "recommendation"}}}});
+                     {"properties", {{"tags", json::array({"security", "mcp", to_string(r.family)})}, {"security-severity", security_severity(r.default_level)}, {"precision", r.threat ? "high" : "medium"}, {"problem.severity", r.default_level >= severity::high ? "error" : r.default_level == severity::medium ? "warning"
+                                                                                                                                                                                                                                                                                                                     : "recommendation"}}}});
   }
   std::map<std::string, const server_summary*> by_name;
   for (const auto& s : report.servers) by_name[s.name] = &s;
@@ -187,23 +174,17 @@ json to_sarif(const analysis_report& report) {
     json result = {{"ruleId", f.rule_id},
                    {"level", sarif_level(f.level)},
                    {"message", {{"text", message}}},
-                   {"locations", json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", artifact_uri(f)}}},
-                                                                     {"region", {{"startLine", 1}, {"startColumn", 1}}}}},
+                   {"locations", json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", artifact_uri(f)}}}, {"region", {{"startLine", 1}, {"startColumn", 1}}}}},
                                                {"logicalLocations", json::array({{{"fullyQualifiedName", fqn}, {"kind", "member"}}})}}})},
                    {"partialFingerprints", {{"mcpWardenFinding/v1", short_hash(f.rule_id + "|" + f.server + "|" + f.location + "|" + f.evidence)}}},
                    {"properties", {{"severity", to_string(f.level)}, {"confidence", rounded(f.confidence)}, {"category", to_string(rule.family)}}}};
     if (auto it = index.find(f.rule_id); it != index.end()) result["ruleIndex"] = it->second;
     results.push_back(std::move(result));
   }
-  json run = {{"tool", {{"driver", {{"name", tool_name},
-                                     {"version", tool_version},
-                                     {"semanticVersion", tool_version},
-                                     {"informationUri", "https://modelcontextprotocol.io/"},
-                                     {"rules", rules}}}}},
+  json run = {{"tool", {{"driver", {{"name", tool_name}, {"version", tool_version}, {"semanticVersion", tool_version}, {"informationUri", "https://modelcontextprotocol.io/"}, {"rules", rules}}}}},
               {"automationDetails", {{"id", "mcp-warden/scan/"}}},
               {"results", results},
-              {"properties", {{"trustScore", report.trust.score}, {"trustGrade", std::string(1, report.trust.grade)},
-                              {"capabilityLevel", to_string(report.capability)}, {"surfaceDigest", "sha256:" + report.surface_digest}}}};
+              {"properties", {{"trustScore", report.trust.score}, {"trustGrade", std::string(1, report.trust.grade)}, {"capabilityLevel", to_string(report.capability)}, {"surfaceDigest", "sha256:" + report.surface_digest}}}};
   return json{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", json::array({run})}};
 }
 
@@ -304,7 +285,9 @@ std::string to_text(const analysis_report& report, bool color) {
          std::to_string(report.stats.tools) + " tools, " + std::to_string(report.stats.prompts) + " prompts, " +
          std::to_string(report.stats.resources + report.stats.resource_templates) + " resources (" +
          (report.live ? "live" : "manifest") + ")\n";
-  const char* grade_color = report.trust.grade == 'A' ? "1;32" : report.trust.grade == 'B' ? "32" : report.trust.grade == 'C' ? "1;33" : "1;31";
+  const char* grade_color = report.trust.grade == 'A' ? "1;32" : report.trust.grade == 'B' ? "32"
+                                                             : report.trust.grade == 'C'   ? "1;33"
+                                                                                           : "1;31";
   out += "  trust grade " + paint(grade_color, std::string(1, report.trust.grade) + " (" + std::to_string(report.trust.score) + "/100)") +
          "   capability " + paint("1", to_string(report.capability)) + "   surface sha256:" + report.surface_digest.substr(0, 16) + "\n";
   if (report.servers.size() > 1)
@@ -315,7 +298,10 @@ std::string to_text(const analysis_report& report, bool color) {
   std::size_t shown = 0, hygiene = 0;
   for (const auto& f : report.findings) {
     const auto& rule = rule_or_placeholder(f.rule_id);
-    if (rule.family == category::hygiene) { ++hygiene; continue; }
+    if (rule.family == category::hygiene) {
+      ++hygiene;
+      continue;
+    }
     ++shown;
     std::string tag = std::string(to_string(f.level));
     for (auto& c : tag) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

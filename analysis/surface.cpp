@@ -63,7 +63,10 @@ result<server_surface> from_manifest(const json& document) {
   if (auto it = document.find("instructions"); it != document.end() && it->is_string())
     surface.instructions = it->get<std::string>();
 
-  struct member { const char* key; json* target; };
+  struct member {
+    const char* key;
+    json* target;
+  };
   for (member m : {member{"tools", &surface.tools}, member{"prompts", &surface.prompts},
                    member{"resources", &surface.resources},
                    member{"resourceTemplates", &surface.resource_templates}}) {

@@ -11,10 +11,10 @@
 namespace warden::analysis {
 
 struct server_surface {
-  std::string identity;           // how the server was reached: argv joined for display, or a URL
-  std::string name;               // serverInfo.name
-  std::string version;            // serverInfo.version
-  std::string protocol_version;   // negotiated in initialize ("" when unknown)
+  std::string identity;          // how the server was reached: argv joined for display, or a URL
+  std::string name;              // serverInfo.name
+  std::string version;           // serverInfo.version
+  std::string protocol_version;  // negotiated in initialize ("" when unknown)
   std::optional<std::string> instructions;
   nlohmann::json server_info = nlohmann::json::object();   // the whole serverInfo object
   nlohmann::json capabilities = nlohmann::json::object();  // the server's declared capabilities
@@ -22,7 +22,7 @@ struct server_surface {
   nlohmann::json prompts = nlohmann::json::array();
   nlohmann::json resources = nlohmann::json::array();
   nlohmann::json resource_templates = nlohmann::json::array();
-  bool live = false;              // enumerated from a running server, not read from a file
+  bool live = false;  // enumerated from a running server, not read from a file
 };
 
 // The manifest shape written by --save-surface and read by `scan --manifest`:

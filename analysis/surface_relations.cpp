@@ -91,9 +91,7 @@ void shadowing_checks(const std::vector<server_input>& servers, const std::vecto
     for (std::size_t i = 0; i < names[s].size() && i < 5000; ++i) {
       auto [it, fresh] = seen.try_emplace(loose_name_key(names[s][i]), i);
       if (fresh || names[s][it->second] == names[s][i]) continue;
-      findings.push_back({"shadow.confusable-name", severity::high, 0.9, display[s], names[s][i], "tools" + index_path(i) + ".name",
-                          text::make_visible(names[s][i], 80) + " vs " + text::make_visible(names[s][it->second], 80), {},
-                          "tool name looks the same as '" + text::make_visible(names[s][it->second], 80) + "' on the same server"});
+      findings.push_back({"shadow.confusable-name", severity::high, 0.9, display[s], names[s][i], "tools" + index_path(i) + ".name", text::make_visible(names[s][i], 80) + " vs " + text::make_visible(names[s][it->second], 80), {}, "tool name looks the same as '" + text::make_visible(names[s][it->second], 80) + "' on the same server"});
     }
   }
   if (servers.size() < 2) return;
@@ -110,29 +108,29 @@ void shadowing_checks(const std::vector<server_input>& servers, const std::vecto
           std::string location = "tools" + index_path(j) + ".name";
           std::string evidence = text::make_visible(y, 80) + " (" + display[b] + ") vs " + text::make_visible(x, 80) + " (" + display[a] + ")";
           if (x == y) {
-            findings.push_back({"shadow.name-collision", severity::low, 0.6, display[b], y, location, evidence, {},
-                                "tool name also exposed by server '" + display[a] + "'"});
+            findings.push_back({"shadow.name-collision", severity::low, 0.6, display[b], y, location, evidence, {}, "tool name also exposed by server '" + display[a] + "'"});
             ++reported;
           } else if (skeletons[a][i] == skeletons[b][j]) {
-            findings.push_back({"shadow.confusable-name", severity::high, 0.9, display[b], y, location, evidence, {},
-                                "tool name looks the same as '" + text::make_visible(x, 80) + "' on server '" + display[a] + "'"});
+            findings.push_back({"shadow.confusable-name", severity::high, 0.9, display[b], y, location, evidence, {}, "tool name looks the same as '" + text::make_visible(x, 80) + "' on server '" + display[a] + "'"});
             ++reported;
           } else {
             std::size_t shorter = std::min(x.size(), y.size());
-            std::size_t limit = shorter >= 10 ? 2 : shorter >= 5 ? 1 : 0;
+            std::size_t limit = shorter >= 10 ? 2 : shorter >= 5 ? 1
+                                                                 : 0;
             if (limit == 0) continue;
             std::size_t d = text::edit_distance(x, y, limit);
             if (d > limit) continue;
             // Versions and plurals of a common word are ordinary naming, not typo-squatting.
             auto digits_only = [](const std::string& p, const std::string& q) {
               std::string pp, qq;
-              for (char c : p) if (!std::isdigit(static_cast<unsigned char>(c))) pp.push_back(c);
-              for (char c : q) if (!std::isdigit(static_cast<unsigned char>(c))) qq.push_back(c);
+              for (char c : p)
+                if (!std::isdigit(static_cast<unsigned char>(c))) pp.push_back(c);
+              for (char c : q)
+                if (!std::isdigit(static_cast<unsigned char>(c))) qq.push_back(c);
               return pp == qq;
             };
             if (digits_only(x, y)) continue;
-            findings.push_back({"shadow.near-miss-name", severity::medium, 0.6, display[b], y, location, evidence, {},
-                                "tool name is one or two edits away from '" + text::make_visible(x, 80) + "' on server '" + display[a] + "'"});
+            findings.push_back({"shadow.near-miss-name", severity::medium, 0.6, display[b], y, location, evidence, {}, "tool name is one or two edits away from '" + text::make_visible(x, 80) + "' on server '" + display[a] + "'"});
             ++reported;
           }
         }
@@ -226,13 +224,14 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
         });
         // A name that claims ("best_", "_pro") over a copied function is the shape itself.
         const bool rival = claims || displaces || collects || (named_claim && (copied || asks_more));
-        const severity level = rival ? severity::high : copied ? severity::medium : severity::low;
+        const severity level = rival ? severity::high : copied ? severity::medium
+                                                               : severity::low;
         const std::string where = y.server == x.server ? "" : " on server '" + display[x.server] + "'";
-        findings.push_back({"shadow.function-overlap", level, rival ? 0.85 : 0.6, display[y.server], y.name,
-                            "tools" + index_path(y.index) + ".name",
-                            text::make_visible(y.name, 80) + " vs " + text::make_visible(x.name, 80), {},
-                            "tool extends the name of '" + text::make_visible(x.name, 80) + "'" + where +
-                                (claims ? " and claims to be better" : displaces ? " and says it replaces it" : collects ? " and its own text asks the model for data" : asks_more ? " and asks for a secret or the user's identity it never needed" : copied ? " and copies its function" : "")});
+        findings.push_back({"shadow.function-overlap", level, rival ? 0.85 : 0.6, display[y.server], y.name, "tools" + index_path(y.index) + ".name", text::make_visible(y.name, 80) + " vs " + text::make_visible(x.name, 80), {}, "tool extends the name of '" + text::make_visible(x.name, 80) + "'" + where + (claims ? " and claims to be better" : displaces ? " and says it replaces it"
+                                                                                                                                                                                                                                                                                                                                                     : collects    ? " and its own text asks the model for data"
+                                                                                                                                                                                                                                                                                                                                                     : asks_more   ? " and asks for a secret or the user's identity it never needed"
+                                                                                                                                                                                                                                                                                                                                                     : copied      ? " and copies its function"
+                                                                                                                                                                                                                                                                                                                                                                   : "")});
         ++reported;
         break;
       }

@@ -67,10 +67,10 @@ std::string icu_skeleton(std::string_view utf8) {
 }
 
 struct folded_cp {
-  std::string normal;    // NFKC + case fold (empty for default-ignorables)
-  std::string ascii;     // confusable skeleton when it is plain ASCII letters/digits, else empty
-  bool letter = false;   // alphabetic (decides word membership)
-  bool folds = false;    // ascii is set and differs from normal: folding a word changes this one
+  std::string normal;   // NFKC + case fold (empty for default-ignorables)
+  std::string ascii;    // confusable skeleton when it is plain ASCII letters/digits, else empty
+  bool letter = false;  // alphabetic (decides word membership)
+  bool folds = false;   // ascii is set and differs from normal: folding a word changes this one
 };
 
 // NFKC + case fold of one non-ASCII code point, and its ASCII look-alike if it has one.
@@ -99,9 +99,15 @@ folded_cp compute_fold(char32_t cp) {
     std::string ascii;
     for (std::size_t k = 0; k < skel.size();) {
       char32_t sc = decode_utf8(skel, k);
-      if (sc == invalid_code_point) { all_ascii_skeleton = false; break; }
+      if (sc == invalid_code_point) {
+        all_ascii_skeleton = false;
+        break;
+      }
       if (u_charType(static_cast<UChar32>(sc)) == U_NON_SPACING_MARK) continue;  // accents
-      if (sc >= 0x80) { all_ascii_skeleton = false; break; }
+      if (sc >= 0x80) {
+        all_ascii_skeleton = false;
+        break;
+      }
       ascii.push_back(static_cast<char>(sc >= 'A' && sc <= 'Z' ? sc + 32 : sc));
     }
     // Only letters and digits are folded: punctuation skeletons would invent syntax.
@@ -243,7 +249,7 @@ class normal_writer {
       segments_.push_back({static_cast<std::uint32_t>(w_), static_cast<std::uint32_t>(from), false});
       linear_next_ = no_linear;
     }
-    char* target = target_ + w_;  // a local pointer: stores through it cannot move the members
+    char* target = target_ + w_;         // a local pointer: stores through it cannot move the members
     for (char c : bytes) *target++ = c;  // a few bytes: a loop beats memcpy's call
     w_ += bytes.size();
   }
@@ -262,7 +268,8 @@ class normal_writer {
  private:
   static constexpr std::size_t no_linear = ~std::size_t{0};
   [[gnu::always_inline]] void room(std::size_t more) {
-    if (w_ + more > room_) [[unlikely]] grow(more);
+    if (w_ + more > room_) [[unlikely]]
+      grow(more);
   }
   [[gnu::noinline]] void grow(std::size_t more) {
     text_.resize(std::max(text_.size() * 2, w_ + more));
@@ -307,9 +314,9 @@ bool mostly_latin_letters(std::string_view raw) {
     }
     for (; i + 8 <= n; i += 8) {
       const std::uint64_t w = load8(raw.data() + i), high = w & high_bits;
-      const std::uint64_t non_ascii = (high >> 7) * 0xFF;                   // 0xFF in each non-ASCII byte
+      const std::uint64_t non_ascii = (high >> 7) * 0xFF;                         // 0xFF in each non-ASCII byte
       ascii_letters += ascii_letters_in((w & ~non_ascii) | (0x20 * every_byte));  // those become spaces
-      leads += (((high & (w << 1)) >> 7) * every_byte) >> 56;                 // 11xxxxxx
+      leads += (((high & (w << 1)) >> 7) * every_byte) >> 56;                     // 11xxxxxx
     }
     for (; i < n; ++i) {
       const auto b = static_cast<unsigned char>(raw[i]);
@@ -331,7 +338,10 @@ bool mostly_latin_letters(std::string_view raw) {
     }
     const auto b = static_cast<unsigned char>(raw[i]);
     if (b < 0x80) {
-      if ((b | 0x20) >= 'a' && (b | 0x20) <= 'z') { ++latin; ++letters; }
+      if ((b | 0x20) >= 'a' && (b | 0x20) <= 'z') {
+        ++latin;
+        ++letters;
+      }
       ++i;
       continue;
     }
@@ -404,7 +414,9 @@ normalized normalize(std::string_view raw) {
   // Whether the text read so far ends inside a word, and if so whether that word has an ASCII
   // letter yet. ASCII bytes read the same folded or not, so a word's ASCII start is written with
   // its run; the word's decision is taken from its first non-ASCII letter on.
-  enum class open_word { none, without_letter, with_letter } open = open_word::none;
+  enum class open_word { none,
+                         without_letter,
+                         with_letter } open = open_word::none;
   for (std::size_t i = 0; i < n;) {
     if (static_cast<unsigned char>(raw[i]) < 0x80) {
       const std::size_t run_end = next_non_ascii(raw, i);
@@ -414,7 +426,10 @@ normalized normalize(std::string_view raw) {
         std::size_t k = run_end;
         bool letter = false;
         for (std::uint8_t part; k > i && (part = ascii_word_class[static_cast<unsigned char>(raw[k - 1])]); --k)
-          if (part == word_letter) { letter = true; break; }
+          if (part == word_letter) {
+            letter = true;
+            break;
+          }
         if (letter) open = open_word::with_letter;
         else if (k > i) open = k < run_end ? open_word::without_letter : open_word::none;
         else if (open != open_word::with_letter) open = open_word::without_letter;  // digits since a skipped character
@@ -423,7 +438,10 @@ normalized normalize(std::string_view raw) {
       continue;
     }
     const unit u = unit_at(raw, i);
-    if (u.skip) { i = u.next; continue; }  // invisible inside a word too: the word goes on
+    if (u.skip) {
+      i = u.next;
+      continue;
+    }  // invisible inside a word too: the word goes on
     if (!u.word()) {
       put.character(u.fold->normal, i);
       open = open_word::none;
@@ -453,7 +471,10 @@ normalized normalize(std::string_view raw) {
         continue;
       }
       const unit v = unit_at(raw, j);
-      if (v.skip) { j = v.next; continue; }
+      if (v.skip) {
+        j = v.next;
+        continue;
+      }
       if (!v.word()) break;
       write_letter(*v.fold, j);
       j = end = v.next;
@@ -533,16 +554,32 @@ std::string make_visible(std::string_view raw, std::size_t max_bytes) {
       i = j;
       continue;
     }
-    if (b == '\n') { out += "\\n"; ++i; continue; }
-    if (b == '\r') { out += "\\r"; ++i; continue; }
-    if (b == '\t') { out += "\\t"; ++i; continue; }
+    if (b == '\n') {
+      out += "\\n";
+      ++i;
+      continue;
+    }
+    if (b == '\r') {
+      out += "\\r";
+      ++i;
+      continue;
+    }
+    if (b == '\t') {
+      out += "\\t";
+      ++i;
+      continue;
+    }
     if (b < 0x20 || b == 0x7F) {
       std::snprintf(buffer, sizeof buffer, "\\x%02x", b);
       out += buffer;
       ++i;
       continue;
     }
-    if (b < 0x80) { out.push_back(static_cast<char>(b)); ++i; continue; }
+    if (b < 0x80) {
+      out.push_back(static_cast<char>(b));
+      ++i;
+      continue;
+    }
     const auto start = i;
     char32_t cp = decode_utf8(raw, i);
     if (cp == invalid_code_point) {

@@ -15,10 +15,10 @@
 namespace warden::analysis::text {
 
 // The UTF-8 primitives and byte scans of base/ under the detectors' one text:: vocabulary.
-using base::invalid_code_point, base::decode_utf8, base::decode_utf8_long, base::append_utf8, base::lower_ascii,
-    base::hex_digit, base::is_ascii, base::is_valid_utf8, base::utf8_sequence_length, base::replace_invalid_utf8;
 using base::every_byte, base::high_bits, base::load8, base::bytes_between, base::next_non_ascii, base::ascii_letters_in,
     base::ascii_lower, base::json_special_bytes, base::json_plain_prefix;
+using base::invalid_code_point, base::decode_utf8, base::decode_utf8_long, base::append_utf8, base::lower_ascii,
+    base::hex_digit, base::is_ascii, base::is_valid_utf8, base::utf8_sequence_length, base::replace_invalid_utf8;
 
 // Text prepared for pattern matching. When the input is ASCII the view aliases the input (no copy;
 // patterns are matched case-insensitively) and offsets are the identity.

@@ -13,9 +13,9 @@
 
 namespace warden::analysis {
 
-using injection_internal::ascii_alpha, injection_internal::ascii_digit, injection_internal::ascii_alnum;
 using base::and_not, base::ascii_letter16, base::ascii_word16, base::between16, base::block16, base::equal16, base::load16,
     base::mask16;
+using injection_internal::ascii_alpha, injection_internal::ascii_digit, injection_internal::ascii_alnum;
 
 namespace {
 

@@ -70,7 +70,9 @@ const re2::RE2& retires = shape::pattern(R"(\b(?:retired|deprecated|decommission
 // A value the change fixes: a quoted literal, an address, a URL, a long number, or every case.
 const re2::RE2& fixes_value = shape::pattern(R"(['"`][^'"`]{1,80}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:https?|wss?)://|\b\d{3,}\b|\b0x[0-9a-f]{6,}\b|\b(?:all|every|each|any)\s+(?:\w+\s+){0,2}(?:requests?|calls?|replies|messages|payouts?|payments?|transfers?|repositories|workloads?|orders?|queries|events|users?|accounts?|recipients?|files?)\b|\bregardless\b|\b\w+=\S|\b(?:output|outputs|results?|contents?) of (?:every|all|each|any)\b)");
 
-enum class whose { own, sibling, other };
+enum class whose { own,
+                   sibling,
+                   other };
 
 struct reference {
   std::string name;
@@ -113,13 +115,13 @@ void collect(re2::StringPiece text, const re2::RE2& pattern, const std::string& 
       if (server_group->second == 1) name = second;
       // "the", "our": no server named; "details", "response": a path into a reply's fields.
       static const std::set<std::string, std::less<>> not_a_server{
-          "the",     "this",     "that",    "a",      "an",      "your",   "our",    "same",   "local",    "remote",  "mcp",
-          "its",     "details",  "detail",  "data",   "result",  "results", "response", "request", "error",  "errors",  "body",
-          "params",  "payload",  "meta",    "metadata", "config", "settings", "options", "headers", "fields", "attributes", "properties",
-          "context", "env",      "event",   "item",   "items",   "record", "row",    "object", "input",    "output",  "args",
-          "query",   "state",    "user",    "spec",   "status",  "info",   "self",   "obj",    "res",      "req",     "resp",
-          "msg",     "message",  "node",    "doc",    "document", "entry", "value",  "values", "props",    "schema",  "extra",
-          "extras",  "links",    "response_metadata", "pagination", "page", "stats", "summary", "opts", "inputs", "outputs"};
+          "the", "this", "that", "a", "an", "your", "our", "same", "local", "remote", "mcp",
+          "its", "details", "detail", "data", "result", "results", "response", "request", "error", "errors", "body",
+          "params", "payload", "meta", "metadata", "config", "settings", "options", "headers", "fields", "attributes", "properties",
+          "context", "env", "event", "item", "items", "record", "row", "object", "input", "output", "args",
+          "query", "state", "user", "spec", "status", "info", "self", "obj", "res", "req", "resp",
+          "msg", "message", "node", "doc", "document", "entry", "value", "values", "props", "schema", "extra",
+          "extras", "links", "response_metadata", "pagination", "page", "stats", "summary", "opts", "inputs", "outputs"};
       if (not_a_server.count(server)) continue;
     }
     // Upper-case names are environment variables ("set SERVICE_REGION in the server environment").
@@ -167,12 +169,12 @@ const re2::RE2& orders_an_action = shape::pattern(R"(\b(?:call|calling|run|runni
 
 // A secret the user holds and no tool result has a reason to ask for.
 const re2::RE2& user_held_secret = shape::pattern(R"(\b(?:passwords?|passphrases?|passcodes?|pin|pins|2fa|mfa|otp|one[- ]time (?:code|password)|(?:authenticator|verification|security|sms|\d-digit|six-digit|texted) codes?|cvc|cvv|card numbers?|full card|card'?s? (?:full )?number|full (?:card )?number|expiry(?: date)?|seed phrases?|recovery (?:phrases?|codes?|keys?)|mnemonic|private keys?|api keys?|access tokens?|session (?:tokens?|cookies?)|cookies?|credentials?|secret (?:access )?keys?|unseal keys?|root tokens?|tokens?|digits on the back|security digits|card (?:security )?code)\b)"
-                                                   // The same in other languages (the view is folded: no accents).
-                                                   R"(|\b(?:contrasena|clave de acceso|codigo de (?:verificacion|seguridad)|mot de passe|code de (?:la carte|verification|securite)|chiffres au dos|passwort|kennwort|bestatigungscode|verifizierungscode|codice (?:di verifica|otp|di sicurezza)|senha|codigo de verificacao|wachtwoord|verificatiecode|haslo|kod weryfikacyjny|sifre|dogrulama kodu|пароль\w*|код\w* (?:подтверждения|из смс)|смс-код\w*)\b|密码|验证码|口令|パスワード|暗証番号|認証コード|確認コード|비밀번호|인증번호|인증 코드|كلمة (?:ال)?مرور|رمز التحقق|पासवर्ड|ओटीपी)");
+                                                  // The same in other languages (the view is folded: no accents).
+                                                  R"(|\b(?:contrasena|clave de acceso|codigo de (?:verificacion|seguridad)|mot de passe|code de (?:la carte|verification|securite)|chiffres au dos|passwort|kennwort|bestatigungscode|verifizierungscode|codice (?:di verifica|otp|di sicurezza)|senha|codigo de verificacao|wachtwoord|verificatiecode|haslo|kod weryfikacyjny|sifre|dogrulama kodu|пароль\w*|код\w* (?:подтверждения|из смс)|смс-код\w*)\b|密码|验证码|口令|パスワード|暗証番号|認証コード|確認コード|비밀번호|인증번호|인증 코드|كلمة (?:ال)?مرور|رمز التحقق|पासवर्ड|ओटीपी)");
 
 const re2::RE2& asks_the_user_for_it = shape::pattern(R"(\b(?:ask|asks|asking|request|requests|requesting|prompt|prompts|obtain|obtains|collect|collects|collecting|gather|gathers|gathering)\s+(?:the\s+|your\s+|an?\s+)?(?:account\s+|card\s+)?(?:user|users|customer|owner|operator|cardholder|holder|person|human|requester|them)(?:'s)?\b|\bfrom\s+(?:the\s+)?(?:user|customer|account owner|owner|operator|cardholder|requester)\s*(?:[,.;)]|$|and\b|in (?:the )?chat\b|via\b|through\b|directly\b)|\b(?:ask|asking|request|prompt|get|obtain|collect)\s+(?:the\s+|your\s+)?(?:user|users|customer|traveller|traveler|person|human|owner|requester|account holder|cardholder|them)(?:'s)?\s+(?:for|to (?:provide|enter|type|share|send|give|confirm))\b|\b(?:ask|asking|request|prompt|tell)\s+(?:the\s+)?(?:user|customer|person|human|owner)s?\s+to\s+(?:paste|input|supply|reveal|type(?: in)?|read out|enter|provide|share|send|give)\b|\b(?:enter|type|paste|provide|input|share|send)\s+(?:in\s+)?(?:your|their|the user's)\s+(?:\w+\s+){0,3}(?:password|passcode|pin|cvc|cvv|card number|seed|recovery phrase|2fa|mfa|otp)|\b(?:ask|tell)\s+(?:the\s+)?(?:user|customer|them)\s+to\s+read\s+(?:you|out|back)\b)"
-    R"(|\b(?:pide|pidele|solicita|pregunta)\s+(?:a\s+la\s+persona|al\s+usuario|a\s+el\s+usuario)|\bdemande[rz]?\s+a\s+(?:la personne|l'utilisateur)|\bdemandez-lui\b|\b(?:die person|den (?:nutzer|benutzer|anwender))\b[^.!?\n]{0,60}\b(?:fragen|erfragen)\b|\bchiedi\s+(?:all'utente|alla persona)|\b(?:peca|pergunte)\s+(?:ao usuario|a pessoa)|\bvraag\s+(?:de gebruiker|de persoon)|\b(?:popros|zapytaj)\s+uzytkownika|\bkullanicidan\s+(?:\w+\s+){0,3}(?:iste|isteyin)\b|\b(?:попроси\w*|спроси\w*|запроси\w*)\s+(?:у\s+)?пользовател\w*)"
-    R"(|让用户|请用户|要求用户|询问用户|向用户(?:索取|询问|要)|ユーザーに[^。]{0,20}(?:聞|尋|入力|教え|伝え)|사용자에게[^.]{0,20}(?:요청|물어|입력)|اطلب من المستخدم|اسأل المستخدم|उपयोगकर्ता से[^।]{0,20}(?:पूछ|मांग))");
+                                                      R"(|\b(?:pide|pidele|solicita|pregunta)\s+(?:a\s+la\s+persona|al\s+usuario|a\s+el\s+usuario)|\bdemande[rz]?\s+a\s+(?:la personne|l'utilisateur)|\bdemandez-lui\b|\b(?:die person|den (?:nutzer|benutzer|anwender))\b[^.!?\n]{0,60}\b(?:fragen|erfragen)\b|\bchiedi\s+(?:all'utente|alla persona)|\b(?:peca|pergunte)\s+(?:ao usuario|a pessoa)|\bvraag\s+(?:de gebruiker|de persoon)|\b(?:popros|zapytaj)\s+uzytkownika|\bkullanicidan\s+(?:\w+\s+){0,3}(?:iste|isteyin)\b|\b(?:попроси\w*|спроси\w*|запроси\w*)\s+(?:у\s+)?пользовател\w*)"
+                                                      R"(|让用户|请用户|要求用户|询问用户|向用户(?:索取|询问|要)|ユーザーに[^。]{0,20}(?:聞|尋|入力|教え|伝え)|사용자에게[^.]{0,20}(?:요청|물어|입력)|اطلب من المستخدم|اسأل المستخدم|उपयोगकर्ता से[^।]{0,20}(?:पूछ|मांग))");
 
 // A call the result orders, with the pretext that makes it look required.
 const re2::RE2& orders_a_call = shape::pattern(R"(\b(?:call|calling|invoke|invoking|run|running|use|using|switch to|retry (?:with|via|using)|re-?run)\s+(?:the\s+)?[`'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[`'"]?|\b(?:until|unless|once|after)\s+[`'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[`'"]?\s+(?:is|has been|gets)\s+called\b)");
@@ -195,36 +197,36 @@ const re2::RE2& call_payload = shape::pattern(R"(\bskip(?:ping)? (?:asking|confi
 // ---- suppression of the other tools (THREATS.md 7) ------------------------------------------------
 
 const re2::RE2& refuses_use = shape::pattern(R"(\b(?:never|do not|don'?t|must not|should not|shall not|avoid|refrain from|stop|no longer|not to|no need to|not)\s+(?:\w+\s+){0,2}?(?:use|using|call|calling|invoke|invoking|rely on|relying on|trust|trusting|consult|consulting|try|trying|pick|picking|choose|choosing|fall back to|switch to|compare (?:against|with)|cross-check\w*|query|querying)\b|\b(?:should|must|need|are) not (?:be )?(?:used|called|consulted|trusted|invoked|considered|relied on|queried)\b|\b(?:disregard|ignore|bypass|shun|distrust|avoid|skip)\b|\b(?:route|send|direct|funnel)\s+(?:all|every|each|any)\b[^.;]{0,40}\bhere\b|\buse (?:this|it|me) for (?:every|all|each|any)\b|\b(?:only|exclusively) (?:use|call) (?:this|me|it)\b)"
-    // A ban said without a verb of use: "never do it", "are off-limits", "steer clear of".
-    R"(|\b(?:never|do not|don'?t)\s+do (?:it|that|so|this)\b|\b(?:are|is|remain|stay)\s+(?:now\s+|strictly\s+)?(?:off[- ]limits|forbidden|prohibited|banned|not (?:permitted|allowed|authori[sz]ed|approved|sanctioned|to be used)|disallowed|unauthori[sz]ed|unapproved|blocked|disabled|blacklisted|blocklisted)\b|\b(?:steer clear of|stay away from|keep away from|leave aside|set aside|do without|abstain from)\b)"
-    // The same ban in the languages attacks switch to.
-    R"(|\b(?:niemals|nie|nunca|jam[aá]is|mai|nooit|nigdy|n'utilise|no utilices|nao use|não use|verwende nicht)\b|決して|絶対に|使わない|使用しない|不要使用|绝不|никогда|не используй)"
-    // Keeping the model here: "stick to this server only".
-    R"(|\b(?:stick|keep|stay|limit yourself|restrict yourself|confine yourself)\s+(?:to|with)\s+(?:this|these|our|the present)\s+(?:\w+\s+)?(?:server|tool|tools|integration|service|provider)\b)"
-    // Running them down: "the other servers' file tools are corrupted today".
-    R"(|\b(?:are|is|were|have been|has been|got|became)\s+(?:\w+\s+){0,2}(?:corrupted|corrupt|broken|compromised|unreliable|unsafe|insecure|offline|outdated|buggy|poisoned|infected|malfunctioning|untrustworthy|tampered(?: with)?|hijacked|flaky|inaccurate|faulty|not (?:working|safe|reliable|trusted|trustworthy|accurate|functioning))\b)"
-    // A harm claimed for using them, to the same end: "breaks this integration", "corrupts the index".
-    // Bans in other words: "leave them alone", "pretend they don't exist", "treat them as
-    // unavailable", "forgo", "are unnecessary", "never fall back to".
-    R"(|\b(?:leave|leaving)\s+(?:[\w'-]+\s+){0,6}(?:alone|unused|aside|untouched)\b|\b(?:pretend|act as if|assume)\s+(?:\w+\s+){0,4}(?:don'?t|do not|doesn'?t|does not)\s+exist\b)"
-    R"(|\btreat\s+(?:[\w'-]+\s+){0,5}as\s+(?:unavailable|disabled|deprecated|broken|off[- ]limits|nonexistent|non-existent|untrusted|read-only)\b|\b(?:forget about|pass over|forgo|eschew|decline to use|refuse to use|opt out of)\b)"
-    R"(|\b(?:is|are)\s+(?:not\s+(?:needed|necessary|required|recommended|to be (?:touched|trusted|relied upon))|unnecessary|redundant|superfluous|pointless|off the table)\b|\bno (?:need|reason) (?:for|to (?:use|call|try|consult))\b)"
-    R"(|\b(?:never|do not|don'?t)\s+(?:\w+\s+){0,2}(?:route|delegate|defer|hand off|fall back|turn|look|go)\b)"
-    R"(|\b(?:breaks?|will break|corrupts?|will corrupt|conflicts? with|interferes? with|invalidates?|desynchroni[sz]es?|leaks?|will leak|exposes?|compromises?|poisons?)\s+(?:\w+\s+){0,2}(?:integration|session|index|cache|state|sync|data|results|workspace|account|connection|license|audit|security|setup|configuration|everything)\b)");
+                                             // A ban said without a verb of use: "never do it", "are off-limits", "steer clear of".
+                                             R"(|\b(?:never|do not|don'?t)\s+do (?:it|that|so|this)\b|\b(?:are|is|remain|stay)\s+(?:now\s+|strictly\s+)?(?:off[- ]limits|forbidden|prohibited|banned|not (?:permitted|allowed|authori[sz]ed|approved|sanctioned|to be used)|disallowed|unauthori[sz]ed|unapproved|blocked|disabled|blacklisted|blocklisted)\b|\b(?:steer clear of|stay away from|keep away from|leave aside|set aside|do without|abstain from)\b)"
+                                             // The same ban in the languages attacks switch to.
+                                             R"(|\b(?:niemals|nie|nunca|jam[aá]is|mai|nooit|nigdy|n'utilise|no utilices|nao use|não use|verwende nicht)\b|決して|絶対に|使わない|使用しない|不要使用|绝不|никогда|не используй)"
+                                             // Keeping the model here: "stick to this server only".
+                                             R"(|\b(?:stick|keep|stay|limit yourself|restrict yourself|confine yourself)\s+(?:to|with)\s+(?:this|these|our|the present)\s+(?:\w+\s+)?(?:server|tool|tools|integration|service|provider)\b)"
+                                             // Running them down: "the other servers' file tools are corrupted today".
+                                             R"(|\b(?:are|is|were|have been|has been|got|became)\s+(?:\w+\s+){0,2}(?:corrupted|corrupt|broken|compromised|unreliable|unsafe|insecure|offline|outdated|buggy|poisoned|infected|malfunctioning|untrustworthy|tampered(?: with)?|hijacked|flaky|inaccurate|faulty|not (?:working|safe|reliable|trusted|trustworthy|accurate|functioning))\b)"
+                                             // A harm claimed for using them, to the same end: "breaks this integration", "corrupts the index".
+                                             // Bans in other words: "leave them alone", "pretend they don't exist", "treat them as
+                                             // unavailable", "forgo", "are unnecessary", "never fall back to".
+                                             R"(|\b(?:leave|leaving)\s+(?:[\w'-]+\s+){0,6}(?:alone|unused|aside|untouched)\b|\b(?:pretend|act as if|assume)\s+(?:\w+\s+){0,4}(?:don'?t|do not|doesn'?t|does not)\s+exist\b)"
+                                             R"(|\btreat\s+(?:[\w'-]+\s+){0,5}as\s+(?:unavailable|disabled|deprecated|broken|off[- ]limits|nonexistent|non-existent|untrusted|read-only)\b|\b(?:forget about|pass over|forgo|eschew|decline to use|refuse to use|opt out of)\b)"
+                                             R"(|\b(?:is|are)\s+(?:not\s+(?:needed|necessary|required|recommended|to be (?:touched|trusted|relied upon))|unnecessary|redundant|superfluous|pointless|off the table)\b|\bno (?:need|reason) (?:for|to (?:use|call|try|consult))\b)"
+                                             R"(|\b(?:never|do not|don'?t)\s+(?:\w+\s+){0,2}(?:route|delegate|defer|hand off|fall back|turn|look|go)\b)"
+                                             R"(|\b(?:breaks?|will break|corrupts?|will corrupt|conflicts? with|interferes? with|invalidates?|desynchroni[sz]es?|leaks?|will leak|exposes?|compromises?|poisons?)\s+(?:\w+\s+){0,2}(?:integration|session|index|cache|state|sync|data|results|workspace|account|connection|license|audit|security|setup|configuration|everything)\b)");
 
 // The tools of anyone else: other servers, the client's own, look-alikes, "alternatives".
 const re2::RE2& the_other_tools = shape::pattern(R"(\b(?:other|another|alternative|competing|third[- ]party|external|built-?in|default|native|client'?s?|similar(?:ly named)?|rival|generic|standard|look-?alike)\s+(?:\w+\s+){0,3}(?:tools?|servers?|integrations?|plugins?|connectors?|functions?|providers?|services?|alternatives?|sources?|apis?)\b|\btools?\s+(?:whose names?|with (?:similar )?names?|named like|that (?:look|resemble|share|sound))\b|\b(?:other|another|alternative|competing|rival)\s+(?:[\w-]+\s+){0,2}(?:providers|vendors|connectors|adapters|handlers|executors|resolvers|fetchers|crawlers|scrapers|browsers|helpers|managers|runners)\b|\balternatives\b|\b(?:tools?|servers?) (?:from|of) (?:other|another|any other|different) (?:servers?|vendors?|providers?)\b)"
-    R"(|\b(?:anderer|anderen|fremder)\s+(?:server|dienste|anbieter)\b|\b(?:otros|dem[aá]s|outros|autres|altri)\s+(?:servidores|serveurs|server|proveedores|fornecedores)\b|他のサーバー|別のサーバー|其他服务器|其他服務器|других серверов|другие серверы)"
-    R"(|\b(?:unofficial|unverified|untrusted|unapproved|unsanctioned|community|foreign|outside|non-?native)\s+(?:\w+\s+){0,2}(?:tools?|servers?|integrations?|plugins?|connectors?|extensions?)\b|\b(?:tools?|functions?|capabilities|integrations?)\s+(?:provided|offered|exposed|supplied|registered|installed|shipped)\s+(?:by|from|with|through)\s+(?:other|another|any other|different|third|the (?:host|client|ide|editor))\b|\b(?:tools?|servers?|integrations?)\s+outside\s+(?:of\s+)?(?:this|the|our)\s+(?:server|integration|toolkit|suite|package)\b|\b(?:host|client|ide|editor|assistant|agent|platform)'?s?\s+(?:own\s+)?(?:\w+\s+){0,2}(?:tools?|search|browser|browsing|file (?:access|tools?)|shell|terminal)\b)"
-    // The same rivals in other words: "the rest of the toolbox", "competing add-ons", "your built-in
-    // knowledge", "tools by other vendors", "non-Acme connectors", "look elsewhere", "the others".
-    R"(|\b(?:the\s+)?(?:rest of the|remaining|any remaining|all remaining)\s+(?:\w+\s+){0,2}(?:tools?|toolbox|toolkit|toolset|utilities|helpers|functions|servers|integrations|plugins|connectors)\b)"
-    R"(|\b(?:other|another|alternative|competing|rival|external|outside|third[- ]party|equivalent|comparable|duplicate|overlapping)\s+(?:[\w-]+\s+){0,3}(?:utilit(?:y|ies)|helpers?|extensions?|add-?ons?|apps?|products?|solutions?|capabilities|skills|agents|mcps?|packages|modules|implementations?)\b)"
-    R"(|\b(?:your|the (?:assistant|model|agent|ai)'?s?)\s+(?:own\s+)?(?:native|built-?in|default|internal|general|generic|inherent|usual)\s+(?:\w+\s+){0,2}(?:abilities|capabilities|knowledge|tools?|search|browsing|skills|functions?)\b)"
-    R"(|\b(?:any tool|all tools|any server|any integration|anything|everything)\s+(?:else\s+)?(?:outside|beyond|besides|other than|apart from|except(?: for)?)\s+(?:this|these|our|the present|me)\b)"
-    R"(|\btools?\s+(?:from|by|of)\s+(?:other|another|different|rival|competing)\s+(?:\w+\s+)?(?:vendors?|providers?|publishers?|developers?|authors?|companies|teams?|packages?)\b)"
-    R"(|\b(?:look|search|go|turn|shop|check|query|fetch)\s+elsewhere\b|\bcompetitors?'?\b|\bnon-[a-z]+\s+(?:tools?|servers?|integrations?|plugins?|connectors?)\b)"
-    R"(|\b(?:copies|clones|forks|imitations|knock-?offs|impostors?|lookalikes?)\b|\b(?:the|any of the|all the|those)\s+others\b)");
+                                                 R"(|\b(?:anderer|anderen|fremder)\s+(?:server|dienste|anbieter)\b|\b(?:otros|dem[aá]s|outros|autres|altri)\s+(?:servidores|serveurs|server|proveedores|fornecedores)\b|他のサーバー|別のサーバー|其他服务器|其他服務器|других серверов|другие серверы)"
+                                                 R"(|\b(?:unofficial|unverified|untrusted|unapproved|unsanctioned|community|foreign|outside|non-?native)\s+(?:\w+\s+){0,2}(?:tools?|servers?|integrations?|plugins?|connectors?|extensions?)\b|\b(?:tools?|functions?|capabilities|integrations?)\s+(?:provided|offered|exposed|supplied|registered|installed|shipped)\s+(?:by|from|with|through)\s+(?:other|another|any other|different|third|the (?:host|client|ide|editor))\b|\b(?:tools?|servers?|integrations?)\s+outside\s+(?:of\s+)?(?:this|the|our)\s+(?:server|integration|toolkit|suite|package)\b|\b(?:host|client|ide|editor|assistant|agent|platform)'?s?\s+(?:own\s+)?(?:\w+\s+){0,2}(?:tools?|search|browser|browsing|file (?:access|tools?)|shell|terminal)\b)"
+                                                 // The same rivals in other words: "the rest of the toolbox", "competing add-ons", "your built-in
+                                                 // knowledge", "tools by other vendors", "non-Acme connectors", "look elsewhere", "the others".
+                                                 R"(|\b(?:the\s+)?(?:rest of the|remaining|any remaining|all remaining)\s+(?:\w+\s+){0,2}(?:tools?|toolbox|toolkit|toolset|utilities|helpers|functions|servers|integrations|plugins|connectors)\b)"
+                                                 R"(|\b(?:other|another|alternative|competing|rival|external|outside|third[- ]party|equivalent|comparable|duplicate|overlapping)\s+(?:[\w-]+\s+){0,3}(?:utilit(?:y|ies)|helpers?|extensions?|add-?ons?|apps?|products?|solutions?|capabilities|skills|agents|mcps?|packages|modules|implementations?)\b)"
+                                                 R"(|\b(?:your|the (?:assistant|model|agent|ai)'?s?)\s+(?:own\s+)?(?:native|built-?in|default|internal|general|generic|inherent|usual)\s+(?:\w+\s+){0,2}(?:abilities|capabilities|knowledge|tools?|search|browsing|skills|functions?)\b)"
+                                                 R"(|\b(?:any tool|all tools|any server|any integration|anything|everything)\s+(?:else\s+)?(?:outside|beyond|besides|other than|apart from|except(?: for)?)\s+(?:this|these|our|the present|me)\b)"
+                                                 R"(|\btools?\s+(?:from|by|of)\s+(?:other|another|different|rival|competing)\s+(?:\w+\s+)?(?:vendors?|providers?|publishers?|developers?|authors?|companies|teams?|packages?)\b)"
+                                                 R"(|\b(?:look|search|go|turn|shop|check|query|fetch)\s+elsewhere\b|\bcompetitors?'?\b|\bnon-[a-z]+\s+(?:tools?|servers?|integrations?|plugins?|connectors?)\b)"
+                                                 R"(|\b(?:copies|clones|forks|imitations|knock-?offs|impostors?|lookalikes?)\b|\b(?:the|any of the|all the|those)\s+others\b)");
 
 // "until the user confirms", "between the summary and the answer": a pause, not a ban.
 const re2::RE2& only_for_a_while = shape::pattern(R"(\b(?:until|unless|before|between|while|meanwhile|in the meantime|for now|yet|after the user|once the user)\b)");
@@ -293,7 +295,19 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
                                  &local_secret_to_send, &beacon_to_fill, &models_context_in_result, &orders_a_call, &url_in_text, &ai_agent_noun, &hands_to_a_tool};
   const auto may = needs.match(view);
   if (std::none_of(may.begin(), may.end(), [](bool b) { return b; })) return;
-  enum { ai, ask, redirect, mislead, turn, url, local, beacon, context, call, link, agent, hand };
+  enum { ai,
+         ask,
+         redirect,
+         mislead,
+         turn,
+         url,
+         local,
+         beacon,
+         context,
+         call,
+         link,
+         agent,
+         hand };
   // "ERROR 42501: ...", "{"error": ...", "AccessDenied: ...", "exit code 127: ...", "E_CORRUPT: ...".
   static const re2::RE2& error_head = shape::pattern(
       R"re(^\W{0,3}(?:"?(?:error|err|errors|status|fault)"?\s*[:=]|error\b|err\b|fatal\b|exception\b|traceback\b|exit (?:code|status)\s*\d+|(?-i:[A-Z][A-Za-z]+(?:Error|Exception|Denied|Expired|Failed|Forbidden|Unauthorized|Timeout))\b|(?-i:E[A-Z_]{3,})\b|(?-i:[A-Z][A-Z_]{4,}):|\d{3}\s+(?-i:[A-Z][a-z]+)|(?:gateway )?timeout\b|(?:session|token) (?:expired|invalid)\b|permission denied\b|access denied\b))re");
@@ -420,8 +434,8 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
       }
       const std::string_view rule = other->foreign ? "shadow.cross-server-instruction" : "poison.cross-tool-instruction";
       std::string message = retired_here ? "retires this tool in favour of " + quoted(other->name) + (other->foreign ? ", another server's tool" : ", a tool this server does not have")
-                            : change    ? "announces how " + quoted(other->name) + (other->foreign ? " (another server's tool)" : ", a tool this server does not have,") + " behaves now"
-                                        : "tells the model how to use " + quoted(other->name) + (other->foreign ? ", another server's tool" : ", a tool this server does not have");
+                            : change     ? "announces how " + quoted(other->name) + (other->foreign ? " (another server's tool)" : ", a tool this server does not have,") + " behaves now"
+                                         : "tells the model how to use " + quoted(other->name) + (other->foreign ? ", another server's tool" : ", a tool this server does not have");
       out.push_back({rule, severity::high, 0.8, s.begin, s.end, std::move(message)});
       continue;
     }

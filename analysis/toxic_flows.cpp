@@ -21,10 +21,22 @@ void flow_checks(const std::vector<tool_capability>& caps, bool multi, std::vect
   std::set<std::string> servers_u, servers_p, servers_s, servers_d;
   for (const auto& c : caps) {
     std::string label = multi ? c.server + "/" + c.tool : c.tool;
-    if (c.has(role::untrusted_input)) { untrusted.push_back(label); servers_u.insert(c.server); }
-    if (c.has(role::private_data)) { priv.push_back(label); servers_p.insert(c.server); }
-    if (c.has(role::external_sink)) { sinks.push_back(label); servers_s.insert(c.server); }
-    if (c.has(role::destructive) || c.has(role::code_execution)) { destroy.push_back(label); servers_d.insert(c.server); }
+    if (c.has(role::untrusted_input)) {
+      untrusted.push_back(label);
+      servers_u.insert(c.server);
+    }
+    if (c.has(role::private_data)) {
+      priv.push_back(label);
+      servers_p.insert(c.server);
+    }
+    if (c.has(role::external_sink)) {
+      sinks.push_back(label);
+      servers_s.insert(c.server);
+    }
+    if (c.has(role::destructive) || c.has(role::code_execution)) {
+      destroy.push_back(label);
+      servers_d.insert(c.server);
+    }
   }
   auto spans = [](std::initializer_list<const std::set<std::string>*> sets) {
     std::set<std::string> all;
@@ -49,8 +61,7 @@ void flow_checks(const std::vector<tool_capability>& caps, bool multi, std::vect
     flows.push_back(f);
   }
   for (const auto& f : flows)
-    findings.push_back({f.rule_id, f.level, 0.7, f.cross_server ? std::string("(several servers)") : std::string(), {}, "surface",
-                        f.summary, {}, std::string(f.cross_server ? "across servers: " : "") + f.summary});
+    findings.push_back({f.rule_id, f.level, 0.7, f.cross_server ? std::string("(several servers)") : std::string(), {}, "surface", f.summary, {}, std::string(f.cross_server ? "across servers: " : "") + f.summary});
 }
 
 capability_level level_for(const std::vector<tool_capability>& caps, const std::vector<toxic_flow>& flows) {

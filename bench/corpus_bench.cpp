@@ -45,7 +45,7 @@ struct case_set {
 
 struct gate {
   std::string set;
-  double precision = 0, recall = 0;  // cases; for a server set: recall = max share of tools with a high finding
+  double precision = 0, recall = 0;     // cases; for a server set: recall = max share of tools with a high finding
   std::size_t max_flagged_servers = 0;  // server sets: how many may be graded C or worse
 };
 
@@ -58,7 +58,7 @@ struct options {
   bool quality = true;
   bool verbose = false;
   std::string only_scan;  // "ascii", "accented" or "adversarial": only those scan_text rates (for profiling)
-  unsigned threads = 1;    // with --only-scan: scan_text threads (0: its default)
+  unsigned threads = 1;   // with --only-scan: scan_text threads (0: its default)
 };
 
 struct outcome {
@@ -106,7 +106,10 @@ class feature_dump {
     benign_ = benign;
     if (!benign) {
       const auto it = c.find("injected");
-      if (it == c.end() || !it->is_array()) { skip_ = true; return; }
+      if (it == c.end() || !it->is_array()) {
+        skip_ = true;
+        return;
+      }
       for (const auto& item : *it)
         if (item.is_object() && item.contains("text") && item["text"].is_string())
           injected_.push_back({item.value("location", ""), lowered_words(item["text"].get<std::string>())});
@@ -138,8 +141,7 @@ class feature_dump {
       else y = -1;  // a fragment of an attack: neither label
     }
     if (y < 0) return;
-    json line = {{"set", set_}, {"case", id_}, {"group", group_}, {"location", std::string(location)}, {"y", y}, {"p", p},
-                 {"terms", intent::active_terms(features)}};
+    json line = {{"set", set_}, {"case", id_}, {"group", group_}, {"location", std::string(location)}, {"y", y}, {"p", p}, {"terms", intent::active_terms(features)}};
     if (y == 1 || p >= 0.3) line["text"] = std::string(sentence.substr(0, 300));
     out_ << line.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
   }
@@ -218,7 +220,10 @@ std::vector<fs::path> json_files(const std::vector<std::string>& dirs) {
   std::vector<fs::path> files;
   for (const auto& dir : dirs) {
     std::error_code ec;
-    if (fs::is_regular_file(dir, ec)) { files.emplace_back(dir); continue; }
+    if (fs::is_regular_file(dir, ec)) {
+      files.emplace_back(dir);
+      continue;
+    }
     for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
       if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path());
   }
@@ -247,9 +252,15 @@ int run_server_set(const case_set& set, const options& opt, feature_dump& dump, 
   for (const auto& file : files) {
     std::ifstream in(file);
     json manifest = json::parse(in, nullptr, false);
-    if (manifest.is_discarded()) { std::cerr << "corpus_bench: " << file << " is not JSON\n"; return 2; }
+    if (manifest.is_discarded()) {
+      std::cerr << "corpus_bench: " << file << " is not JSON\n";
+      return 2;
+    }
     auto surface = from_manifest(manifest);
-    if (!surface) { std::cerr << "corpus_bench: " << file << ": " << surface.error_message() << "\n"; return 2; }
+    if (!surface) {
+      std::cerr << "corpus_bench: " << file << ": " << surface.error_message() << "\n";
+      return 2;
+    }
     const std::string id = file.stem().string();
     dump.begin_case(set.name, json{{"id", id}}, true, fnv1a(id) % 2 == 0 ? "a" : "b");
     auto report = analyse({{std::move(surface.value()), id}});
@@ -399,7 +410,11 @@ server_surface generated_surface(std::size_t n) {
                    {"properties",
                     {{"id", {{"type", "string"}, {"description", "Identifier of the " + object + "."}}},
                      {"limit", {{"type", "integer"}, {"description", "Maximum number of results (1-100)."}, {"maximum", 100}}},
-                     {"filter", {{"type", "object"}, {"description", "Optional filter.", }, {"properties", {{"status", {{"type", "string"}, {"enum", {"open", "closed"}}}}}}}}}},
+                     {"filter", {{"type", "object"}, {
+                                                         "description",
+                                                         "Optional filter.",
+                                                     },
+                                 {"properties", {{"status", {{"type", "string"}, {"enum", {"open", "closed"}}}}}}}}}},
                    {"required", {"id"}}}},
                  {"annotations", {{"readOnlyHint", verb == "get" || verb == "list" || verb == "search" || verb == "read"}}}};
     s.tools.push_back(std::move(tool));
@@ -467,9 +482,9 @@ double scan_rate(const std::string& text, const char* label, unsigned threads) {
 // sentence full of path matches once took 240 ms per 16 KiB chunk).
 int adversarial_rates() {
   const std::vector<std::string> units = {"\n", " ", "\r", "\x1b[", "\xC2\xA0", "\xE2\x80\x83", "\xE2\x80\x8B", "\xE2\x80\x8D", "\xF3\xA0\x81\x81",
-                         "\xEF\xB8\x8F", "\xE2\x80\xAA", "\xEE\x80\x80", "\xFF", "\xD0\xB0", "a\xD0\xB0", "a", "1", "a1", "a ", "a.",
-                         "QUJD", "%41", "\"", "{", "\xC3\xA9\n", "ignore ", "send the file to ", "~/.ssh/", "instead of sending ",
-                         "sk-", "password=", "http://", "a\xCC\x81", "\xF0\x9F\x98\x80", "\xEF\xBD\x89", "\xC5\xBF", std::string(1, '\0')};
+                                          "\xEF\xB8\x8F", "\xE2\x80\xAA", "\xEE\x80\x80", "\xFF", "\xD0\xB0", "a\xD0\xB0", "a", "1", "a1", "a ", "a.",
+                                          "QUJD", "%41", "\"", "{", "\xC3\xA9\n", "ignore ", "send the file to ", "~/.ssh/", "instead of sending ",
+                                          "sk-", "password=", "http://", "a\xCC\x81", "\xF0\x9F\x98\x80", "\xEF\xBD\x89", "\xC5\xBF", std::string(1, '\0')};
   scan_text("warm-up", "result", 1);
   struct rate {
     std::string unit;
@@ -491,9 +506,10 @@ int adversarial_rates() {
   std::sort(rates.begin(), rates.end(), [](const rate& a, const rate& b) { return a.mb_per_s < b.mb_per_s; });
   double worst_growth = 0;
   for (const auto& r : rates) worst_growth = std::max(worst_growth, r.growth);
-  std::printf("speed: scan_text on %zu degenerate texts (one unit repeated, 1 thread): slowest %.0f MB/s, median %.0f MB/s; "
-              "4 MiB takes at most %.1fx the time of 1 MiB\n",
-              rates.size(), rates.front().mb_per_s, rates[rates.size() / 2].mb_per_s, worst_growth);
+  std::printf(
+      "speed: scan_text on %zu degenerate texts (one unit repeated, 1 thread): slowest %.0f MB/s, median %.0f MB/s; "
+      "4 MiB takes at most %.1fx the time of 1 MiB\n",
+      rates.size(), rates.front().mb_per_s, rates[rates.size() / 2].mb_per_s, worst_growth);
   for (std::size_t i = 0; i < 3 && i < rates.size(); ++i) {
     std::string shown;
     for (unsigned char c : rates[i].unit) {
@@ -562,14 +578,22 @@ int main(int argc, char** argv) {
     if ((a == "--set" || a == "--servers") && has_value) {
       std::string v = argv[++i];
       auto eq = v.find('=');
-      if (eq == std::string::npos) { std::cerr << usage; return 2; }
+      if (eq == std::string::npos) {
+        std::cerr << usage;
+        return 2;
+      }
       opt.sets.push_back({v.substr(0, eq), split(std::string_view(v).substr(eq + 1), ','), a == "--servers"});
     } else if ((a == "--gate" || a == "--server-gate") && has_value) {
       auto parts = split(argv[++i], ':');
-      if ((a == "--gate" && parts.size() != 3) || (a == "--server-gate" && parts.size() != 2 && parts.size() != 3)) { std::cerr << usage; return 2; }
+      if ((a == "--gate" && parts.size() != 3) || (a == "--server-gate" && parts.size() != 2 && parts.size() != 3)) {
+        std::cerr << usage;
+        return 2;
+      }
       gate g{parts[0], 0, 0, 0};
-      if (a == "--gate") { g.precision = std::atof(parts[1].c_str()); g.recall = std::atof(parts[2].c_str()); }
-      else {
+      if (a == "--gate") {
+        g.precision = std::atof(parts[1].c_str());
+        g.recall = std::atof(parts[2].c_str());
+      } else {
         g.recall = std::atof(parts[1].c_str());
         if (parts.size() == 3) g.max_flagged_servers = static_cast<std::size_t>(std::atol(parts[2].c_str()));
       }

@@ -45,7 +45,7 @@ TEST_CASE("spaced-out and leetspeak instructions are read at every alignment, at
         CAPTURE(payload);
         CAPTURE(accented);
         CAPTURE(shift);
-        CHECK(worst(scan_field(pad + " " + payload)) >= severity::high);                                  // alone
+        CHECK(worst(scan_field(pad + " " + payload)) >= severity::high);                                   // alone
         CHECK(worst(scan_field(pad + " " + payload + "\n" + filler(20000, accented))) >= severity::high);  // at the start
         CHECK(worst(scan_field(filler(20000, accented) + pad + " " + payload)) >= severity::high);         // at the end
       }
@@ -124,10 +124,17 @@ TEST_CASE("mixed scripts: accented Latin letters before or after a look-alike st
   // taken from a look-alike back to its start, so the hit spans the whole word wherever the
   // look-alike (Cyrillic a, U+0430) sits among the accents.
   const std::string prefix = "Der Betrag wurde ";
-  for (const std::string word : {"\xC3\xBC" "berw\xD0\xB0isen", "\xC3\xBC\xD0\xB0" "erw\xC3\xA9", "\xD0\xB0\xC3\xBC\xC3\xA9r",
+  for (const std::string word : {"\xC3\xBC"
+                                 "berw\xD0\xB0isen",
+                                 "\xC3\xBC\xD0\xB0"
+                                 "erw\xC3\xA9",
+                                 "\xD0\xB0\xC3\xBC\xC3\xA9r",
                                  "\xC3\xA9\xC3\xBC\xD0\xB0t", "r\xC3\xA9\xC3\xA9\xD0\xB0_1\xC3\xA9"}) {
     CAPTURE(word);
-    const auto scan = scan_hidden(prefix + word + " \xE2\x80\x9Egepr\xC3\xBC" "ft\xE2\x80\x9C.", text_kind::result);
+    const auto scan = scan_hidden(prefix + word +
+                                      " \xE2\x80\x9Egepr\xC3\xBC"
+                                      "ft\xE2\x80\x9C.",
+                                  text_kind::result);
     const auto* hit = hidden_rule(scan, "unicode.mixed-script-word");
     REQUIRE(hit != nullptr);
     CHECK(hit->begin == prefix.size());
@@ -140,7 +147,10 @@ TEST_CASE("mixed scripts: accented Latin letters before or after a look-alike st
   REQUIRE(hit != nullptr);
   CHECK(hit->message.find("'fif'") != std::string::npos);
   // Accented prose alone has no word to report.
-  CHECK(hidden_rule(scan_hidden("Stra\xC3\x9F" "e, \xC3\xA9t\xC3\xA9, na\xC3\xAFve \xC5\x93uvre, \xC3\xA6ther, \xC5\x82\xC3\xB3" "d\xC5\xBA", text_kind::result),
+  CHECK(hidden_rule(scan_hidden("Stra\xC3\x9F"
+                                "e, \xC3\xA9t\xC3\xA9, na\xC3\xAFve \xC5\x93uvre, \xC3\xA6ther, \xC5\x82\xC3\xB3"
+                                "d\xC5\xBA",
+                                text_kind::result),
                     "unicode.mixed-script-word") == nullptr);
 }
 

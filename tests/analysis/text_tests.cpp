@@ -38,7 +38,9 @@ TEST_CASE("normalize folds look-alike spellings for matching") {
 TEST_CASE("normalize maps each byte of the view back to the start of its character") {
   // "Zwölf ﬁles: à ig<ZWSP>nore – Süd": a folded word, a ligature that grows, a lone accented
   // letter, a skipped invisible character, punctuation kept as it is.
-  const std::string raw = "Zw\xC3\xB6lf \xEF\xAC\x81les: \xC3\xA0 ig\xE2\x80\x8Bnore \xE2\x80\x93 S\xC3\xBC" "d";
+  const std::string raw =
+      "Zw\xC3\xB6lf \xEF\xAC\x81les: \xC3\xA0 ig\xE2\x80\x8Bnore \xE2\x80\x93 S\xC3\xBC"
+      "d";
   auto n = text::normalize(raw);
   REQUIRE_FALSE(n.identity());
   CHECK(n.view() == "zwolf files: a ignore \xE2\x80\x93 sud");
@@ -103,7 +105,7 @@ TEST_CASE("normalize counts a long text's letters to decide a lone accented word
     CAPTURE(repeats);
     std::string latin = "\xC3\xA0 ", cyrillic = "\xC3\xA0 ";
     for (std::size_t k = 0; k < repeats; ++k) {
-      latin += "ab \xD0\xB6 ";                 // two Latin letters to one Cyrillic
+      latin += "ab \xD0\xB6 ";                     // two Latin letters to one Cyrillic
       cyrillic += "ab \xD0\xB6\xD0\xB6\xD0\xB6 ";  // two to three
     }
     CHECK(text::normalize(latin).view().substr(0, 2) == "a ");
