@@ -449,4 +449,42 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
   return out;
 }
 
+void judge_foreign_values(std::string_view view, const field_context& context, const tool_name_index& names,
+                          std::vector<tool_claim>& out) {
+  if (names.foreign.empty() || context.role == field_role::result || context.role == field_role::name) return;
+  static const re2::RE2& identifier = shape::pattern(R"(\b([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)\b)");
+  static const re2::RE2& value = shape::pattern(
+      R"(([\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://[^\s"'<>]+|(?:^|[^\w&])#[a-z][\w-]+|'[^'\s][^'\n]{0,40}'|"[^"\s][^"\n]{0,40}"|`[^`\s][^`\n]{0,40}`|\b[a-z]{2}\d{2}(?:[ -]?[a-z0-9]{4}){1,7}\b|「[^」]{1,40}」))");
+  static const re2::RE2& reference = shape::pattern(R"(^[\s'"`#!]*\d+['"`]?$)");  // "!123", "#42": a reference, not a value
+  auto value_in = [&](std::size_t from, std::size_t to) -> std::string {
+    re2::StringPiece rest(view.data() + from, to - from);
+    std::string found;
+    while (re2::RE2::FindAndConsume(&rest, value, &found))
+      if (!re2::RE2::FullMatch(found, reference)) return found;
+    return {};
+  };
+  re2::StringPiece input(view.data(), view.size());
+  std::string name;
+  while (re2::RE2::FindAndConsume(&input, identifier, &name)) {
+    const std::string lowered = text::lower_ascii(name);
+    if (lowered.size() < 6 || !names.foreign.count(lowered) || names.siblings.count(lowered)) continue;
+    const auto end = static_cast<std::size_t>(input.data() - view.data());
+    const auto at = end - name.size();
+    // The value must sit in the sentence that names the tool.
+    auto boundary = [&](std::size_t i) {
+      return view[i] == '\n' || ((view[i] == '.' || view[i] == '!' || view[i] == '?' || view[i] == ';') && (i + 1 >= view.size() || view[i + 1] == ' ' || view[i + 1] == '\n')) ||
+             view.substr(i, 3) == "\xE3\x80\x82";  // "。"
+    };
+    std::size_t from = at, to = end;
+    while (from > 0 && at - from < 200 && !boundary(from - 1)) --from;
+    while (to < view.size() && to - end < 200 && !boundary(to)) ++to;
+    std::string fixed = value_in(from, at);
+    if (fixed.empty()) fixed = value_in(end, to);
+    if (fixed.empty()) continue;
+    out.push_back({"poison.cross-tool-instruction", severity::high, 0.8, at, end,
+                   "names '" + lowered + "', a tool of another server, and gives it a fixed value (" + text::make_visible(fixed, 60) + ")"});
+    return;
+  }
+}
+
 }  // namespace warden::analysis
