@@ -640,6 +640,7 @@ analysis_report analyse(const std::vector<server_input>& servers) {
                                  const std::vector<std::vector<std::string>>& tool_lists) {
     shadowing_checks(in, shown, tool_lists, report.findings);
     function_overlap_checks(in, shown, report.findings);
+    gatekeeper_checks(in, shown, report.findings);
   };
   if (std::find(superseded.begin(), superseded.end(), true) == superseded.end()) {
     cross_server_checks(servers, display, names);

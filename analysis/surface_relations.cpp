@@ -239,4 +239,44 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
   }
 }
 
+void gatekeeper_checks(const std::vector<server_input>& servers, const std::vector<std::string>& display, std::vector<finding>& findings) {
+  // What a check is called, in the scripts the tool's own text may use.
+  static const re2::RE2 check_word(
+      R"((?i)verif|validat|check|scan|screen|attest|consent|licen[cs]|complian|\bkyc|fraud|pre-?flight|calibrat|handshake|guard|secur|audit|sicherheit|pr[uü]f|v[ée]rif|controll|kontrol|sprawdz|провер|检查|验证|校验|審査|検証|점검|검증|확인)");
+  // Words that make a step come first.
+  static const re2::RE2 first_cue(
+      R"((?i)\b(?:before|first|prior to|until|requires?|required|only (?:accepted|allowed|works|possible)|held until|must|precondition|prerequisite|antes|avant|vor|vorher|zuerst|muss|prima|voor|przed|[oö]nce|перед|сначала)\b|之前|先|前に|전에|먼저|قبل|पहले|必须|반드시)");
+  for (std::size_t s = 0; s < servers.size(); ++s) {
+    const auto& surface = servers[s].surface;
+    if (!surface.tools.is_array()) continue;
+    // The texts that can make a step come first: the instructions and each tool's description.
+    std::vector<std::pair<std::string, const std::string*>> texts;  // (location, text)
+    if (surface.instructions) texts.emplace_back("server.instructions", &*surface.instructions);
+    for (std::size_t i = 0; i < surface.tools.size(); ++i)
+      if (const auto* d = string_member(surface.tools[i], "description")) texts.emplace_back("tools" + index_path(i) + ".description", d);
+    for (std::size_t g = 0; g < surface.tools.size(); ++g) {
+      const auto* name = string_member(surface.tools[g], "name");
+      if (!name || name->size() < 4 || name->find_first_of("_-") == std::string::npos) continue;
+      const auto* own = string_member(surface.tools[g], "description");
+      const std::string described = own ? *own : std::string();
+      if (description_words(described).size() > 6) continue;  // a tool that explains its job is not bare
+      if (!re2::RE2::PartialMatch(*name, check_word) && !re2::RE2::PartialMatch(described, check_word)) continue;
+      const std::string self = "tools" + index_path(g) + ".description";
+      for (const auto& [location, text] : texts) {
+        if (location == self) continue;
+        std::size_t at = text->find(*name);
+        while (at != std::string::npos && ((at > 0 && (std::isalnum(static_cast<unsigned char>((*text)[at - 1])) || (*text)[at - 1] == '_')) ||
+                                           (at + name->size() < text->size() && (std::isalnum(static_cast<unsigned char>((*text)[at + name->size()])) || (*text)[at + name->size()] == '_'))))
+          at = text->find(*name, at + 1);
+        if (at == std::string::npos) continue;
+        const std::size_t from = at > 150 ? at - 150 : 0;
+        const std::string_view around = std::string_view(*text).substr(from, std::min<std::size_t>(text->size() - from, at - from + name->size() + 150));
+        if (!re2::RE2::PartialMatch(re2::StringPiece(around.data(), around.size()), first_cue)) continue;
+        findings.push_back({"poison.forced-sequencing", severity::high, 0.8, display[s], *name, location, text::excerpt(*text, at, at + name->size()), {}, "makes '" + text::make_visible(*name, 80) + "', a bare check (\"" + text::make_visible(described, 60) + "\"), a step that must come first"});
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace warden::analysis

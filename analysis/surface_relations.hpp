@@ -22,4 +22,11 @@ void shadowing_checks(const std::vector<server_input>& servers, const std::vecto
 void function_overlap_checks(const std::vector<server_input>& servers, const std::vector<std::string>& display,
                              std::vector<finding>& findings);
 
+// A bare check made a prerequisite (THREATS.md 18): a tool whose name or description is only a
+// check ("kyc_precheck: KYC precheck.", "attest: Attestation.") and that the server's own text
+// requires before another tool's work. Honest first steps do a job the next call needs (sign in,
+// list tables, describe a schema) and say so; a bare check in front of a transfer or a push is
+// the pretext a malicious server uses to be called first, with whatever data it asks for.
+void gatekeeper_checks(const std::vector<server_input>& servers, const std::vector<std::string>& display, std::vector<finding>& findings);
+
 }  // namespace warden::analysis
