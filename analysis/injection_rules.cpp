@@ -428,8 +428,10 @@ void evaluator::procedural_checks() {
       // A key in an issuer's own format has no place in a server's metadata: whoever reads it
       // (the model) is handed a credential or an endpoint to send to. Results carry data.
       const bool issued = static_cast<std::size_t>(index) < issuer_shape_count() && context_.role != field_role::result;
-      result_.hits.push_back({"poison.embedded-secret", used || issued ? severity::high : severity::medium, used || issued ? 0.8 : 0.75, b, b + match.size(), {}, used ? "live-looking credential that the text tells the model to use" : issued ? "live-looking credential in an issuer's format in text the model reads"
-                                                                                                                                                                                                                                                 : "string looks like a live credential"});
+      const char* message = used     ? "live-looking credential that the text tells the model to use"
+                            : issued ? "live-looking credential in an issuer's format in text the model reads"
+                                     : "string looks like a live credential";
+      result_.hits.push_back({"poison.embedded-secret", used || issued ? severity::high : severity::medium, used || issued ? 0.8 : 0.75, b, b + match.size(), {}, message});
       break;
     }
   }

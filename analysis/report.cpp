@@ -19,6 +19,12 @@ std::string dump_json(const json& value, int indent) {
 
 namespace {
 
+// SARIF's problem.severity: error, warning or recommendation.
+const char* problem_severity(severity level) {
+  if (level >= severity::high) return "error";
+  return level == severity::medium ? "warning" : "recommendation";
+}
+
 std::string visible(std::string_view s, std::size_t max = 200) { return text::make_visible(s, max); }
 
 double rounded(double v) { return std::round(v * 100.0) / 100.0; }
@@ -147,8 +153,7 @@ json to_sarif(const analysis_report& report) {
                      {"fullDescription", {{"text", r.explanation}}},
                      {"help", {{"text", std::string(r.explanation) + " Remediation: " + std::string(r.remediation)}, {"markdown", markdown}}},
                      {"defaultConfiguration", {{"level", sarif_level(r.default_level)}}},
-                     {"properties", {{"tags", json::array({"security", "mcp", to_string(r.family)})}, {"security-severity", security_severity(r.default_level)}, {"precision", r.threat ? "high" : "medium"}, {"problem.severity", r.default_level >= severity::high ? "error" : r.default_level == severity::medium ? "warning"
-                                                                                                                                                                                                                                                                                                                     : "recommendation"}}}});
+                     {"properties", {{"tags", json::array({"security", "mcp", to_string(r.family)})}, {"security-severity", security_severity(r.default_level)}, {"precision", r.threat ? "high" : "medium"}, {"problem.severity", problem_severity(r.default_level)}}}});
   }
   std::map<std::string, const server_summary*> by_name;
   for (const auto& s : report.servers) by_name[s.name] = &s;

@@ -227,11 +227,12 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
         const severity level = rival ? severity::high : copied ? severity::medium
                                                                : severity::low;
         const std::string where = y.server == x.server ? "" : " on server '" + display[x.server] + "'";
-        findings.push_back({"shadow.function-overlap", level, rival ? 0.85 : 0.6, display[y.server], y.name, "tools" + index_path(y.index) + ".name", text::make_visible(y.name, 80) + " vs " + text::make_visible(x.name, 80), {}, "tool extends the name of '" + text::make_visible(x.name, 80) + "'" + where + (claims ? " and claims to be better" : displaces ? " and says it replaces it"
-                                                                                                                                                                                                                                                                                                                                                     : collects    ? " and its own text asks the model for data"
-                                                                                                                                                                                                                                                                                                                                                     : asks_more   ? " and asks for a secret or the user's identity it never needed"
-                                                                                                                                                                                                                                                                                                                                                     : copied      ? " and copies its function"
-                                                                                                                                                                                                                                                                                                                                                                   : "")});
+        const char* why = claims ? " and claims to be better" : displaces ? " and says it replaces it"
+                                                            : collects    ? " and its own text asks the model for data"
+                                                            : asks_more   ? " and asks for a secret or the user's identity it never needed"
+                                                            : copied      ? " and copies its function"
+                                                                          : "";
+        findings.push_back({"shadow.function-overlap", level, rival ? 0.85 : 0.6, display[y.server], y.name, "tools" + index_path(y.index) + ".name", text::make_visible(y.name, 80) + " vs " + text::make_visible(x.name, 80), {}, "tool extends the name of '" + text::make_visible(x.name, 80) + "'" + where + why});
         ++reported;
         break;
       }
