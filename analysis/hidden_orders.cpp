@@ -6,29 +6,34 @@
 #include <cctype>
 
 #include "analysis/text.hpp"
+#include "base/invisible.hpp"
 
 namespace warden::analysis {
 namespace {
 
-// Code points that draw nothing or only reorder: removed to read the text as the model does.
-bool invisible(char32_t c) {
-  return (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF || c == 0x00AD;
-}
+// The text as the model reads it, with what a person cannot see removed: the zero-width fillers
+// and direction controls of the one invisible table (base/invisible.hpp; tag characters are the
+// hidden-text scan's, and emoji flags need them) plus the joiners, direction marks and soft
+// hyphen, which honest text needs but which draw nothing between the letters of a word either.
+struct visible_text {
+  std::string text;
+  std::size_t between_letters = 0;  // invisibles removed from inside a word
+  bool reordered = false;           // a direction isolate or override was present
+};
 
-std::string without_invisibles(std::string_view raw, std::size_t& removed_between_letters) {
-  std::string out;
-  out.reserve(raw.size());
-  removed_between_letters = 0;
+visible_text without_invisibles(std::string_view raw) {
+  visible_text out;
+  out.text.reserve(raw.size());
   char prev = ' ';
   for (std::size_t i = 0; i < raw.size();) {
     const std::size_t at = i;
-    const char32_t cp = text::decode_utf8(raw, i);
-    if (i == at) ++i;  // never stall on a malformed byte
-    if (invisible(cp)) {
+    const char32_t cp = text::decode_utf8(raw, i);  // advances by at least one byte
+    out.reordered = out.reordered || base::is_bidi_control(cp);
+    if (base::is_zero_width_filler(cp) || base::is_bidi_control(cp) || (cp >= 0x200C && cp <= 0x200F) || cp == 0x00AD) {
       const char next = i < raw.size() ? raw[i] : ' ';
-      if (prev != ' ' && next != ' ') ++removed_between_letters;
+      if (prev != ' ' && next != ' ') ++out.between_letters;
     } else {
-      out.append(raw.substr(at, i - at));
+      out.text.append(raw.substr(at, i - at));
       prev = raw[i - 1];
     }
   }
@@ -46,8 +51,7 @@ std::string ascii_look_alikes(std::string_view text_in) {
       out.push_back(text_in[i++]);
       continue;
     }
-    text::decode_utf8(text_in, i);
-    if (i == at) ++i;
+    text::decode_utf8(text_in, i);  // advances by at least one byte
     const std::string_view one = text_in.substr(at, i - at);
     const std::string prototype = text::skeleton(one);
     const bool letter = prototype.size() == 1 && std::isalpha(static_cast<unsigned char>(prototype[0]));
@@ -74,16 +78,13 @@ std::optional<std::string> order_behind_device(std::string_view raw, const hidde
   }
   // Invisible characters and direction controls are three-byte sequences starting 0xE2.
   if (!strong && raw.find('\xE2') == std::string_view::npos) return std::nullopt;
-  std::size_t interleaved = 0;
-  const std::string visible = without_invisibles(raw, interleaved);
-  strong = strong || interleaved >= 8;
-  // Explicit direction isolates and overrides: marks (U+200E/F) are how honest right-to-left text
-  // is written, isolates and overrides how a reader's view of the text is reordered.
-  static const re2::RE2 reorders(R"([\x{202A}-\x{202E}\x{2066}-\x{2069}])");
-  strong = strong || re2::RE2::PartialMatch(re2::StringPiece(raw.data(), raw.size()), reorders);
+  const visible_text visible = without_invisibles(raw);
+  // Isolates and overrides reorder what a reader sees; marks (U+200E/F) are how honest
+  // right-to-left text is written and count only as invisibles.
+  strong = strong || visible.between_letters >= 8 || visible.reordered;
   if (!strong) return std::nullopt;
   // Read it as the model does: look-alike letters mapped to the ASCII letters they imitate.
-  const std::string read = text::lower_ascii(ascii_look_alikes(visible));
+  const std::string read = text::lower_ascii(ascii_look_alikes(visible.text));
   auto found = inspect_injection(read, context);
   for (const auto& h : found.hits)
     if (h.rule_id.starts_with("poison.")) return text::excerpt(read, h.begin, h.end);

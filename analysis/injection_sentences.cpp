@@ -363,7 +363,7 @@ void evaluator::self_promotion(const std::vector<intent::sentence>& sentences) {
 void evaluator::claims_about_other_tools() {
   auto claims = judge_tool_claims(norm_.view(), judged_, context_, names());
   judge_pretexts(norm_.view(), judged_, context_, names(), claims);
-  judge_foreign_values(norm_.view(), context_, names(), claims);
+  judge_foreign_values(norm_.view(), judged_, context_, names(), claims);
   const std::size_t own_claims = claims.size();
   // The same shapes spelt to dodge matching ("s-e-n-d", "r34d"): judged on the de-obfuscated
   // copies, with the whole text as evidence.

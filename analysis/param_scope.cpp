@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 
 #include "analysis/injection.hpp"
 #include "analysis/roles.hpp"
@@ -160,118 +159,6 @@ std::vector<scope_ask> params_beyond_function(const json& tool, const std::unord
       out.push_back({kind.rule, p.key(), text::excerpt(description.empty() ? p.key() : description, 0, 160), kind.what});
       break;
     }
-  }
-  return out;
-}
-
-namespace {
-
-// Where money, mail or goods go: the argument names (squashed_name) that carry that choice.
-bool destination_argument(const std::string& squashed) {
-  static const std::array<std::string_view, 24> exact{"to", "toaccount", "toaddress", "toemail", "recipient", "recipients", "payee",
-                                                      "payeeid", "beneficiary", "iban", "destinationaccount", "destaccount",
-                                                      "accountnumber", "wallet", "walletaddress", "cc", "bcc", "replyto", "email",
-                                                      "emails", "shippingaddress", "shippingaddressid", "deliveryaddress", "toiban"};
-  if (std::find(exact.begin(), exact.end(), squashed) != exact.end()) return true;
-  for (std::string_view tail : {"recipient", "recipients", "payee", "beneficiary", "iban", "walletaddress"})
-    if (squashed.size() > tail.size() && squashed.ends_with(tail)) return true;
-  return false;
-}
-
-struct literal_kind {
-  const char* what;
-  const re2::RE2* shape;  // null: not a literal found in text (a single allowed value)
-};
-
-// Literals that name a destination outright. IBAN-like: two letters, two digits, groups of four.
-const std::array<literal_kind, 3>& destination_literals() {
-  static const re2::RE2 email(R"(([\w.+-]+@[\w-]+(?:\.[\w-]+)+))");
-  static const re2::RE2 account(R"(\b([A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,4})?)\b)");
-  static const re2::RE2 wallet(R"(\b(0x[0-9a-fA-F]{40}|bc1[a-z0-9]{25,59})\b)");
-  static const std::array<literal_kind, 3> all{{{"an email address", &email}, {"an account number", &account}, {"a wallet address", &wallet}}};
-  return all;
-}
-
-// "e.g. alice@example.com", "format: DE89 ...": a literal offered as an example or a format.
-bool offered_as_example(std::string_view before) {
-  static const re2::RE2 marker(
-      R"((?i)(?:\be\.?g\b|\bi\.e\b|for (?:example|instance)|\bexamples?\b|such as|\blike\b|\bformat(?:ted)?\b|in the form|\bsample\b|\bplaceholder\b|\bz\.\s?b\b|\bp\.\s?ej\b|exemple|ejemplo|exemplo|beispiel|esempio|voorbeeld|przyk[lł]ad|[oö]rnek|\bvd\b|пример|例|예시|예:|उदाहरण|مثال|דוגמה|v[ií] d[uụ]|contoh|ตัวอย่าง)[^\n]{0,40}$)");
-  return re2::RE2::PartialMatch(re2::StringPiece(before.data(), before.size()), marker);
-}
-
-// The first destination literal in `text` not offered as an example, within [from, to).
-const literal_kind* literal_in(std::string_view text, std::size_t from, std::size_t to) {
-  to = std::min(to, text.size());
-  if (from >= to) return nullptr;
-  for (const auto& kind : destination_literals()) {
-    re2::StringPiece rest(text.data() + from, to - from), found;
-    while (re2::RE2::FindAndConsume(&rest, *kind.shape, &found)) {
-      const auto at = static_cast<std::size_t>(found.data() - text.data());
-      if (!offered_as_example(text.substr(at > 60 ? at - 60 : 0, at > 60 ? 60 : at))) return &kind;
-    }
-  }
-  return nullptr;
-}
-
-// Where the text names argument `name`: quoted anywhere, or bare when the name cannot be an
-// ordinary word ("to_account", "toAccount"). Returns npos when it does not.
-std::size_t names_argument(std::string_view text, const std::string& name) {
-  for (const char* quote : {"'", "\"", "`"}) {
-    const std::string quoted = quote + name + quote;
-    if (const auto at = text.find(quoted); at != std::string_view::npos) return at;
-  }
-  const bool distinctive = name.find_first_of("_-") != std::string::npos ||
-                           std::any_of(name.begin() + 1, name.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-  if (!distinctive) return std::string_view::npos;
-  for (auto at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
-    const auto word = [&](std::size_t i) { return std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_'; };
-    const auto end = at + name.size();
-    const bool left = at == 0 || !word(at - 1);
-    const bool right = end >= text.size() || !word(end);
-    if (left && right) return at;
-  }
-  return std::string_view::npos;
-}
-
-// The piece of text around `at` that one instruction spans: back and forward to a full stop or a
-// line break (a ';' or ':' joins "settled through X; enter that in to_account").
-std::pair<std::size_t, std::size_t> instruction_around(std::string_view text, std::size_t at) {
-  std::size_t begin = at, end = at;
-  while (begin > 0 && at - begin < 240 && text[begin - 1] != '\n' && !(text[begin - 1] == '.' && begin < text.size() && text[begin] == ' ')) --begin;
-  while (end < text.size() && end - at < 200 && text[end] != '\n' && !(text[end] == '.' && (end + 1 >= text.size() || text[end + 1] == ' '))) ++end;
-  return {begin, end};
-}
-
-}  // namespace
-
-std::vector<scope_ask> fixed_destinations(const json& tool) {
-  std::vector<scope_ask> out;
-  const auto schema = tool.find("inputSchema");
-  if (schema == tool.end() || !schema->is_object()) return out;
-  const auto props = schema->find("properties");
-  if (props == schema->end() || !props->is_object()) return out;
-  const std::string description = text_member(tool, "description");
-  for (auto p = props->begin(); p != props->end(); ++p) {
-    if (!p->is_object() || !destination_argument(squashed_name(p.key()))) continue;
-    const std::string own = text_member(*p, "description");
-    const literal_kind* found = literal_in(own, 0, own.size());
-    std::string evidence = own;
-    // (Defaults that pin a destination are judged with the schema's other values: engine.cpp.)
-    if (!found) {
-      // An enum of one value leaves the model no destination but that one.
-      if (const auto e = p->find("enum"); e != p->end() && e->is_array() && e->size() == 1 && (*e)[0].is_string()) {
-        static const literal_kind only{"a single allowed value", nullptr};
-        found = &only;
-        evidence = p.key() + " enum: " + (*e)[0].get<std::string>();
-      }
-    }
-    if (!found) {
-      if (const auto at = names_argument(description, p.key()); at != std::string::npos) {
-        const auto [begin, end] = instruction_around(description, at);
-        if ((found = literal_in(description, begin, end))) evidence = description.substr(begin, end - begin);
-      }
-    }
-    if (found) out.push_back({"poison.redirection", p.key(), text::excerpt(evidence, 0, 200), found->what});
   }
   return out;
 }

@@ -25,11 +25,4 @@ struct scope_ask {
 // server), not a request aimed at one tool.
 std::vector<scope_ask> params_beyond_function(const nlohmann::json& tool, const std::unordered_map<std::string, int>& shared_params);
 
-// Destination arguments (recipient, payee, IBAN, wallet, shipping address) that the tool's own
-// text fills with a fixed value (THREATS.md 3): "transfers settle through DE00 1234 ...: enter
-// that in to_account", an address to put in 'to', a single allowed address id. The user chooses
-// where money, mail or goods go; a literal of that kind written for the model, and not offered
-// as an example, takes the choice away in any language. `what` names the literal's kind.
-std::vector<scope_ask> fixed_destinations(const nlohmann::json& tool);
-
 }  // namespace warden::analysis

@@ -2,10 +2,15 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <set>
 
+#include "analysis/injection.hpp"
 #include "analysis/roles.hpp"
 #include "analysis/shape_match.hpp"
+#include "analysis/text.hpp"
 
 namespace warden::analysis {
 namespace {
@@ -50,6 +55,119 @@ std::optional<std::string> pinned_destination(std::string_view name, const nlohm
   if (auto e = schema.find("enum"); e != schema.end() && e->is_array() && e->size() == 1)
     if (auto hit = check((*e)[0])) return hit;
   return std::nullopt;
+}
+
+namespace {
+
+std::string text_member(const nlohmann::json& o, const char* key) {
+  const auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The arguments whose free text and one-value enums are read for a fixed destination: narrower
+// than names_a_destination (webhook, callback, target, upload ...), whose concrete-address test
+// on a default is strict enough for a wide list; text and enums are not (measured: with the wide
+// list the real servers' tools with a high finding went from 1.2 % to 4.1 %).
+bool destination_argument(const std::string& squashed) {
+  static const std::array<std::string_view, 24> exact{"to", "toaccount", "toaddress", "toemail", "recipient", "recipients", "payee",
+                                                      "payeeid", "beneficiary", "iban", "destinationaccount", "destaccount",
+                                                      "accountnumber", "wallet", "walletaddress", "cc", "bcc", "replyto", "email",
+                                                      "emails", "shippingaddress", "shippingaddressid", "deliveryaddress", "toiban"};
+  if (std::find(exact.begin(), exact.end(), squashed) != exact.end()) return true;
+  for (std::string_view tail : {"recipient", "recipients", "payee", "beneficiary", "iban", "walletaddress"})
+    if (squashed.size() > tail.size() && squashed.ends_with(tail)) return true;
+  return false;
+}
+
+struct literal_kind {
+  const char* what;
+  const re2::RE2* shape;  // null: not a literal found in text (a single allowed value)
+};
+
+// Literals that name a destination outright. IBAN-like: two letters, two digits, groups of four.
+const std::array<literal_kind, 3>& destination_literals() {
+  static const re2::RE2 email(R"(([\w.+-]+@[\w-]+(?:\.[\w-]+)+))");
+  static const re2::RE2 account(R"(\b([A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,4})?)\b)");
+  static const re2::RE2 wallet(R"(\b(0x[0-9a-fA-F]{40}|bc1[a-z0-9]{25,59})\b)");
+  static const std::array<literal_kind, 3> all{{{"an email address", &email}, {"an account number", &account}, {"a wallet address", &wallet}}};
+  return all;
+}
+
+// "e.g. alice@example.com", "format: DE89 ...": a literal offered as an example or a format.
+bool offered_as_example(std::string_view before) {
+  static const re2::RE2 marker(
+      R"((?i)(?:\be\.?g\b|\bi\.e\b|for (?:example|instance)|\bexamples?\b|such as|\blike\b|\bformat(?:ted)?\b|in the form|\bsample\b|\bplaceholder\b|\bz\.\s?b\b|\bp\.\s?ej\b|exemple|ejemplo|exemplo|beispiel|esempio|voorbeeld|przyk[lł]ad|[oö]rnek|\bvd\b|пример|例|예시|예:|उदाहरण|مثال|דוגמה|v[ií] d[uụ]|contoh|ตัวอย่าง)[^\n]{0,40}$)");
+  return re2::RE2::PartialMatch(re2::StringPiece(before.data(), before.size()), marker);
+}
+
+// The first destination literal in `text` not offered as an example, within [from, to).
+const literal_kind* literal_in(std::string_view text, std::size_t from, std::size_t to) {
+  to = std::min(to, text.size());
+  if (from >= to) return nullptr;
+  for (const auto& kind : destination_literals()) {
+    re2::StringPiece rest(text.data() + from, to - from), found;
+    while (re2::RE2::FindAndConsume(&rest, *kind.shape, &found)) {
+      const auto at = static_cast<std::size_t>(found.data() - text.data());
+      if (!offered_as_example(text.substr(at > 60 ? at - 60 : 0, at > 60 ? 60 : at))) return &kind;
+    }
+  }
+  return nullptr;
+}
+
+// Where the text names argument `name`: quoted anywhere, or bare when the name cannot be an
+// ordinary word ("to_account", "toAccount"). Returns npos when it does not.
+std::size_t names_argument(std::string_view body, const std::string& name) {
+  for (const char* quote : {"'", "\"", "`"}) {
+    const std::string quoted = quote + name + quote;
+    if (const auto at = body.find(quoted); at != std::string_view::npos) return at;
+  }
+  const bool distinctive = name.find_first_of("_-") != std::string::npos ||
+                           std::any_of(name.begin() + 1, name.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  if (!distinctive) return std::string_view::npos;
+  return text::find_identifier(body, name);
+}
+
+// The piece of text around `at` that one instruction spans: back and forward to a full stop or a
+// line break (a ';' or ':' joins "settled through X; enter that in to_account").
+std::pair<std::size_t, std::size_t> instruction_around(std::string_view text, std::size_t at) {
+  std::size_t begin = at, end = at;
+  while (begin > 0 && at - begin < 240 && text[begin - 1] != '\n' && !(text[begin - 1] == '.' && begin < text.size() && text[begin] == ' ')) --begin;
+  while (end < text.size() && end - at < 200 && text[end] != '\n' && !(text[end] == '.' && (end + 1 >= text.size() || text[end + 1] == ' '))) ++end;
+  return {begin, end};
+}
+
+}  // namespace
+
+std::vector<fixed_destination> fixed_destinations(const nlohmann::json& tool) {
+  std::vector<fixed_destination> out;
+  const auto schema = tool.find("inputSchema");
+  if (schema == tool.end() || !schema->is_object()) return out;
+  const auto props = schema->find("properties");
+  if (props == schema->end() || !props->is_object()) return out;
+  const std::string description = text_member(tool, "description");
+  for (auto p = props->begin(); p != props->end(); ++p) {
+    // A default, const or one-value enum that is a concrete address is pinned_destination's.
+    if (!p->is_object() || !destination_argument(squashed_name(p.key())) || pinned_destination(p.key(), *p)) continue;
+    const std::string own = text_member(*p, "description");
+    const literal_kind* found = literal_in(own, 0, own.size());
+    std::string evidence = own;
+    if (!found) {
+      // An enum of one value leaves the model no destination but that one.
+      if (const auto e = p->find("enum"); e != p->end() && e->is_array() && e->size() == 1 && (*e)[0].is_string()) {
+        static const literal_kind only{"a single allowed value", nullptr};
+        found = &only;
+        evidence = p.key() + " enum: " + (*e)[0].get<std::string>();
+      }
+    }
+    if (!found) {
+      if (const auto at = names_argument(description, p.key()); at != std::string::npos) {
+        const auto [begin, end] = instruction_around(description, at);
+        if ((found = literal_in(description, begin, end))) evidence = description.substr(begin, end - begin);
+      }
+    }
+    if (found) out.push_back({"poison.redirection", p.key(), text::excerpt(evidence, 0, 200), found->what});
+  }
+  return out;
 }
 
 }  // namespace warden::analysis

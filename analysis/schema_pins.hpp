@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,5 +13,16 @@ namespace warden::analysis {
 
 // The pinned value, when `schema` (the property `name`'s schema) fixes a destination.
 std::optional<std::string> pinned_destination(std::string_view name, const nlohmann::json& schema);
+
+// The same destination arguments when the tool's own text fills them with a fixed value
+// (THREATS.md 3): "transfers settle through DE00 1234 ...: enter that in to_account", an address
+// to put in 'to', a single allowed address id. The user chooses where money, mail or goods go; a
+// literal of that kind written for the model, and not offered as an example, takes the choice
+// away in any language. `what` names the literal's kind.
+struct fixed_destination {
+  std::string_view rule = "poison.redirection";
+  std::string property, evidence, what;
+};
+std::vector<fixed_destination> fixed_destinations(const nlohmann::json& tool);
 
 }  // namespace warden::analysis

@@ -263,17 +263,14 @@ void gatekeeper_checks(const std::vector<server_input>& servers, const std::vect
       if (description_words(described).size() > 6) continue;  // a tool that explains its job is not bare
       if (!re2::RE2::PartialMatch(*name, check_word) && !re2::RE2::PartialMatch(described, check_word)) continue;
       const std::string self = "tools" + index_path(g) + ".description";
-      for (const auto& [location, text] : texts) {
+      for (const auto& [location, body] : texts) {
         if (location == self) continue;
-        std::size_t at = text->find(*name);
-        while (at != std::string::npos && ((at > 0 && (std::isalnum(static_cast<unsigned char>((*text)[at - 1])) || (*text)[at - 1] == '_')) ||
-                                           (at + name->size() < text->size() && (std::isalnum(static_cast<unsigned char>((*text)[at + name->size()])) || (*text)[at + name->size()] == '_'))))
-          at = text->find(*name, at + 1);
+        const std::size_t at = text::find_identifier(*body, *name);
         if (at == std::string::npos) continue;
         const std::size_t from = at > 150 ? at - 150 : 0;
-        const std::string_view around = std::string_view(*text).substr(from, std::min<std::size_t>(text->size() - from, at - from + name->size() + 150));
+        const std::string_view around = std::string_view(*body).substr(from, std::min<std::size_t>(body->size() - from, at - from + name->size() + 150));
         if (!re2::RE2::PartialMatch(re2::StringPiece(around.data(), around.size()), first_cue)) continue;
-        findings.push_back({"poison.forced-sequencing", severity::high, 0.8, display[s], *name, location, text::excerpt(*text, at, at + name->size()), {}, "makes '" + text::make_visible(*name, 80) + "', a bare check (\"" + text::make_visible(described, 60) + "\"), a step that must come first"});
+        findings.push_back({"poison.forced-sequencing", severity::high, 0.8, display[s], *name, location, text::excerpt(*body, at, at + name->size()), {}, "makes '" + text::make_visible(*name, 80) + "', a bare check (\"" + text::make_visible(described, 60) + "\"), a step that must come first"});
         break;
       }
     }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <unordered_map>
@@ -611,6 +612,16 @@ std::string excerpt(std::string_view raw, std::size_t begin, std::size_t end, st
   out += make_visible(raw.substr(from, to - from), max_bytes);
   if (to < raw.size() && out.size() < max_bytes + 8) out += "\xE2\x80\xA6";
   return out;
+}
+
+std::size_t find_identifier(std::string_view text, std::string_view name, std::size_t from) {
+  if (name.empty()) return std::string_view::npos;
+  const auto word = [&](std::size_t i) { return std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_'; };
+  for (auto at = text.find(name, from); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    const auto end = at + name.size();
+    if ((at == 0 || !word(at - 1)) && (end >= text.size() || !word(end))) return at;
+  }
+  return std::string_view::npos;
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t limit) {

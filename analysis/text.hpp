@@ -66,6 +66,10 @@ std::string excerpt(std::string_view raw, std::size_t begin, std::size_t end, st
 // single-language identifier does) or contains invisible characters.
 bool fails_restriction(std::string_view utf8);
 
+// Where identifier `name` stands in `text` as a whole word (no letter, digit or '_' touching it
+// on either side), from byte `from`; npos when it does not.
+std::size_t find_identifier(std::string_view text, std::string_view name, std::size_t from = 0);
+
 // Levenshtein distance on bytes, stopping early above `limit` (returns limit + 1 then).
 std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t limit);
 

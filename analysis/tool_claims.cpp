@@ -449,8 +449,8 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
   return out;
 }
 
-void judge_foreign_values(std::string_view view, const field_context& context, const tool_name_index& names,
-                          std::vector<tool_claim>& out) {
+void judge_foreign_values(std::string_view view, const std::vector<intent::sentence>& sentences, const field_context& context,
+                          const tool_name_index& names, std::vector<tool_claim>& out) {
   if (names.foreign.empty() || context.role == field_role::result || context.role == field_role::name) return;
   static const re2::RE2& identifier = shape::pattern(R"(\b([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)\b)");
   static const re2::RE2& value = shape::pattern(
@@ -471,13 +471,9 @@ void judge_foreign_values(std::string_view view, const field_context& context, c
     const auto end = static_cast<std::size_t>(input.data() - view.data());
     const auto at = end - name.size();
     // The value must sit in the sentence that names the tool.
-    auto boundary = [&](std::size_t i) {
-      return view[i] == '\n' || ((view[i] == '.' || view[i] == '!' || view[i] == '?' || view[i] == ';') && (i + 1 >= view.size() || view[i + 1] == ' ' || view[i + 1] == '\n')) ||
-             view.substr(i, 3) == "\xE3\x80\x82";  // "。"
-    };
-    std::size_t from = at, to = end;
-    while (from > 0 && at - from < 200 && !boundary(from - 1)) --from;
-    while (to < view.size() && to - end < 200 && !boundary(to)) ++to;
+    const auto k = intent::sentence_at(sentences, at);
+    if (k == std::string_view::npos) continue;
+    const std::size_t from = sentences[k].begin, to = sentences[k].end;
     std::string fixed = value_in(from, at);
     if (fixed.empty()) fixed = value_in(end, to);
     if (fixed.empty()) continue;

@@ -32,7 +32,7 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
 // archive@... in cc", "post_message must go to #ext-share". Telling the model how to use a tool
 // the server does not own is shadowing (THREATS.md 5, 23); the value makes it concrete in any
 // language. Appends at most one claim. Not applied to tool results.
-void judge_foreign_values(std::string_view view, const field_context& context, const tool_name_index& names,
-                          std::vector<tool_claim>& out);
+void judge_foreign_values(std::string_view view, const std::vector<intent::sentence>& sentences, const field_context& context,
+                          const tool_name_index& names, std::vector<tool_claim>& out);
 
 }  // namespace warden::analysis

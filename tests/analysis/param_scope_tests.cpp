@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/param_scope.hpp"
+#include "analysis/schema_pins.hpp"
 
 using nlohmann::json;
 using namespace warden::analysis;
