@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DWARDEN_FUZZ=ON -DWARDEN_TESTS=OFF \
-  -DWARDEN_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARDEN_BENCH=OFF >/dev/null
+  -DWARDEN_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DWARDEN_BENCH=OFF >/dev/null
 targets=$(cd tests/fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')
 cmake --build build-fuzz -j "${WARDEN_JOBS:-$(nproc)}" --target $targets
 mkdir -p build-fuzz/crashes

@@ -14,9 +14,18 @@
 # when its entries have not changed; the detection gate then requires it. WARDEN_REAL_SERVERS=0
 # skips that (the gate then measures the other sets only and says so).
 # WARDEN_STAGES selects stages (default "main portable asan tsan fuzz"); extra arguments go to ctest.
+# Disk: every build carries line tables only (-g1: what sanitizer and crash traces need; full -g
+# made a run take 11 GB). Under CI (CI set, or WARDEN_PRUNE=1) each stage removes its build dir
+# when it is done, the main stage also the real servers' node_modules (the surfaces stay in their
+# cache), and ccache is bounded to 2 GB: a shared disk once ran out mid-run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/bootstrap.sh || exit 1
+
+prune=0
+[[ -n "${CI:-}" || "${WARDEN_PRUNE:-0}" == 1 ]] && prune=1
+((prune)) && export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+slim=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_DEBUG="-g1")
 
 stages=${WARDEN_STAGES:-main portable asan tsan fuzz}
 # The unit tests of the libraries that scan bytes (no Asio): the portable stage builds and runs these.
@@ -43,7 +52,7 @@ run_ctest() {
 
 build() {  # build DIR cmake-args...
   local dir=$1; shift
-  if ! WARDEN_BUILD_DIR=$dir ./scripts/build.sh "$@"; then
+  if ! WARDEN_BUILD_DIR=$dir ./scripts/build.sh "${slim[@]}" "$@"; then
     broken+=("$dir: build failed"); failed=$((failed + 1)); return 1
   fi
 }
@@ -92,6 +101,14 @@ for stage in $stages; do
           else broken+=("fuzz"); failed=$((failed + 1)); fi ;;
     *) echo "unknown stage $stage" >&2; exit 2 ;;
   esac
+  if ((prune)); then
+    case $stage in
+      main) rm -rf build tests/real-servers/node_modules ;;
+      fuzz) rm -rf build-fuzz ;;
+      *) rm -rf "build-$stage" ;;
+    esac
+    echo "=== disk after $stage: $(df -h --output=avail . | tail -n 1 | tr -d ' ') free"
+  fi
 done
 
 ((${#broken[@]})) && printf 'FAILED: %s\n' "${broken[@]}"
