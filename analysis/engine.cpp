@@ -149,7 +149,7 @@ class surface_walker {
     for (auto& h : hidden.hits)
       add(h.rule_id, h.level, h.confidence, std::string(item), location, text::excerpt(raw, h.begin, h.end), h.message,
           h.decoded.substr(0, 400));
-    field_context context{role, item, &siblings_, &foreign_, 0, &name_index_, &own_params_};
+    field_context context{role, item, &siblings_, &foreign_, 0, &name_index_, &own_params_, &own_options_};
     if (intent::current_observer()) intent::set_observed_location(location);
     auto result = inspect_injection(raw, context);
     // An order in a text that also hides part of itself from a reader (invisible characters,
@@ -321,7 +321,7 @@ class surface_walker {
   }
 
   void walk_items(const json& items, const std::string& base, item_kind kind) {
-    if (kind == item_kind::tool) own_params_.clear();
+    if (kind == item_kind::tool) own_params_.clear(), own_options_.clear();
     if (!items.is_array()) return;
     std::set<std::string> seen_names;
     // The server's argument vocabulary, gathered before its texts are read: a text that names one
@@ -398,10 +398,13 @@ class surface_walker {
       for (auto it = node.begin(); it != node.end(); ++it) {
         if (it.key() == "properties" && it->is_object())
           for (auto p = it->begin(); p != it->end(); ++p) own_params_.insert(squashed_name(p.key()));
-        // Enum values name the tool's own operations ("for analyze_usage operation").
-        if (it.key() == "enum" && it->is_array())
-          for (const auto& v : *it)
-            if (v.is_string() && v.get_ref<const std::string&>().size() < 80) own_params_.insert(squashed_name(v.get_ref<const std::string&>()));
+        // Enum and const values name the tool's own options ("for analyze_usage operation").
+        if (it.key() == "enum" || it.key() == "const")
+          for (const auto& v : it->is_array() ? *it : json::array({*it}))
+            if (v.is_string() && v.get_ref<const std::string&>().size() < 80) {
+              if (it.key() == "enum") own_params_.insert(squashed_name(v.get_ref<const std::string&>()));
+              own_options_.insert(squashed_name(v.get_ref<const std::string&>()));
+            }
         collect_property_names(*it, depth + 1);
       }
     } else if (node.is_array()) {
@@ -517,6 +520,7 @@ class surface_walker {
   report_stats& stats_;
   const json* owning_tool_ = nullptr;
   std::unordered_set<std::string> own_params_;        // of the server's tools (all of them), as squashed_name()
+  std::unordered_set<std::string> own_options_;       // their enum and const values alone
   std::unordered_map<std::string, int> param_tools_;  // top-level property name (squashed_name) -> tools that take it
 
  public:

@@ -399,16 +399,34 @@ void evaluator::discount_opposite_phrasings() {
       std::fill(blanked.begin() + static_cast<std::ptrdiff_t>(begin), blanked.begin() + static_cast<std::ptrdiff_t>(end), ' ');
       rest = re2::StringPiece(blanked.data() + end, blanked.size() - end);
     }
-    if (!any) continue;
-    for (const auto kind : r.kinds) {
-      if (!has(kind)) continue;
-      const bool still = std::any_of(matched_.begin(), matched_.end(), [&](int index) {
-        return pattern_signal(index) == kind && re2::RE2::PartialMatch(blanked, *bank().singles[static_cast<std::size_t>(index)]);
-      });
-      if (still) continue;
-      result_.signals.reset(static_cast<std::size_t>(kind));
-      std::erase_if(matched_, [&](int index) { return pattern_signal(index) == kind; });
+    if (any) drop_signals_absent_from(r.kinds, blanked);
+  }
+  if (has(redirect) || has(redirect_weak)) {
+    std::string blanked(norm_.view());
+    bool any = false;
+    for (std::size_t begin = 0; begin < blanked.size();) {
+      std::size_t end = blanked.find_first_of(".\n;", begin);
+      if (end == std::string::npos) end = blanked.size();
+      if (end > begin && user_picks_own_option(std::string_view(blanked).substr(begin, end - begin), context_)) {
+        std::fill(blanked.begin() + static_cast<std::ptrdiff_t>(begin), blanked.begin() + static_cast<std::ptrdiff_t>(end), ' ');
+        any = true;
+      }
+      begin = end + 1;
     }
+    if (any) drop_signals_absent_from({redirect, redirect_weak}, blanked);
+  }
+}
+
+// A signal stays only when one of its phrases still matches the text with some clauses blanked.
+void evaluator::drop_signals_absent_from(std::initializer_list<signal> kinds, const std::string& blanked) {
+  for (const auto kind : kinds) {
+    if (!has(kind)) continue;
+    const bool still = std::any_of(matched_.begin(), matched_.end(), [&](int index) {
+      return pattern_signal(index) == kind && re2::RE2::PartialMatch(blanked, *bank().singles[static_cast<std::size_t>(index)]);
+    });
+    if (still) continue;
+    result_.signals.reset(static_cast<std::size_t>(kind));
+    std::erase_if(matched_, [&](int index) { return pattern_signal(index) == kind; });
   }
 }
 

@@ -37,12 +37,13 @@ struct tool_name_index {
 
 struct field_context {
   field_role role = field_role::tool_description;
-  std::string_view own_name;                                    // the item this text belongs to
-  const std::vector<std::string>* sibling_tools = nullptr;      // tool names of the same server
-  const std::vector<std::string>* foreign_tools = nullptr;      // tool names of other servers
-  int depth = 0;                                                // nesting of decoded payload analysis
-  const tool_name_index* names = nullptr;                       // the two lists indexed (built on demand when null)
-  const std::unordered_set<std::string>* own_params = nullptr;  // the server's property names and enum values, squashed_name()
+  std::string_view own_name;                                     // the item this text belongs to
+  const std::vector<std::string>* sibling_tools = nullptr;       // tool names of the same server
+  const std::vector<std::string>* foreign_tools = nullptr;       // tool names of other servers
+  int depth = 0;                                                 // nesting of decoded payload analysis
+  const tool_name_index* names = nullptr;                        // the two lists indexed (built on demand when null)
+  const std::unordered_set<std::string>* own_params = nullptr;   // the server's property names and enum values, squashed_name()
+  const std::unordered_set<std::string>* own_options = nullptr;  // the server's enum and const values alone, squashed_name()
 };
 
 // A name lower-cased without '_', '-' and '.': "VoiceUrl", "voice_url" and "voice-url" are one name.

@@ -76,6 +76,7 @@ class evaluator {
   // the user has already approved ..." is a condition, not a claim of consent. A signal stays only
   // when one of its phrases still matches once those clauses are blanked out.
   void discount_opposite_phrasings();
+  void drop_signals_absent_from(std::initializer_list<signal> kinds, const std::string& blanked);
 
   // An override phrase quoted as an example is a quotation, not an order: its signal is dropped
   // before any rule or the sentence model reads it.

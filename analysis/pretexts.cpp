@@ -3,6 +3,8 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <cctype>
+#include <set>
 #include <string>
 
 #include "analysis/roles.hpp"
@@ -138,8 +140,13 @@ const re2::RE2& destination_noun = shape::pattern(
 const re2::RE2& pinned_value = shape::pattern(
     R"([`'"][^`'"]{2,80}[`'"]|\b0x[0-9a-f]{6,}\b|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{1,3}(?:\.\d{1,3}){3}\b|#[a-z][\w-]{2,}|\b[a-z]+_[a-z0-9_]*\d[a-z0-9_]*\b|\b[a-z]+(?:-[a-z0-9]+)+-\d+\b|\b\d{4,}\b)");
 
+// A rate or quota unit ("a 200-per-account limit", "per branch") names no destination.
 bool pins_a_destination(std::string_view text) {
-  return matches(text, overrides_the_user) && matches(text, destination_noun) && matches(text, pinned_value);
+  static const re2::RE2& per_unit = shape::pattern(R"(\bper[- ]\w+)");
+  if (!matches(text, overrides_the_user) || !matches(text, pinned_value)) return false;
+  std::string units_blanked(text);
+  re2::RE2::GlobalReplace(&units_blanked, per_unit, "");
+  return matches(units_blanked, destination_noun);
 }
 
 const re2::RE2& fixed_literal = shape::pattern(R"([`'"][^`'"]{2,80}[`'"]|\b0x[0-9a-f]{6,}\b|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b|\b[a-z]{2}\d{2}(?:\s?[0-9a-z]{4}){3,}\b)");
@@ -192,6 +199,53 @@ const re2::RE2& tagged_order = shape::pattern(R"(\b(?:also|always|never|must|mak
 }  // namespace
 
 bool misleads_the_user(std::string_view sentence) { return matches(sentence, misreports); }
+
+// "If the user says logs, choose logs instead of errors", "Choose "metar" when the user wants a
+// measured observation", "Use this when the user gives a place name instead of coordinates": the
+// user's wish picks one of the tool's own options (an enum or const value of the server's
+// schemas, or the tool itself). That swaps nothing the user chose, unless the user's clause names
+// an option the rest does not pick, or the sentence carries a fixed value (a link, an address, a
+// number).
+bool user_picks_own_option(std::string_view sentence, const field_context& context) {
+  static const re2::RE2& user_clause = shape::pattern(R"(\b((?:if|when|whenever)\s+(?:the\s+)?user\s+(?:\w+\s+)?(?:says|wants|needs|asks|requests|provides|gives|names|specifies|mentions|prefers|picks|chooses|selects|enters|refers|types|is looking)\b))");
+  static const re2::RE2& chosen_object = shape::pattern(R"(\b(?:use|choose|pick|select|prefer|switch to|set it to)\s+([`'"]?[\w.-]+))");
+  static const re2::RE2& this_tool = shape::pattern(R"(^\W*(?:use|call|try|choose|pick|select|prefer)\s+(?:this|it)\b)");
+  static const re2::RE2& fixed_value = shape::pattern(R"(https?://|[\w.+-]+@[\w-]+\.[\w.-]+|\b0x[0-9a-f]{6,}|\d{4,}|\b[a-z]{2}\d{2}(?:\s?[0-9a-z]{4}){3,}\b)");
+  const re2::StringPiece input(sentence.data(), sentence.size());
+  re2::StringPiece clause;
+  if (!re2::RE2::PartialMatch(input, user_clause, &clause) || re2::RE2::PartialMatch(input, fixed_value)) return false;
+  const auto from = static_cast<std::size_t>(clause.data() - sentence.data());
+  auto to = sentence.find_first_of(",:", from);
+  if (to == std::string_view::npos) to = sentence.size();
+  const auto wish = std::min(to, from + clause.size());  // what the user says, after "if the user says"
+  const std::string_view users = sentence.substr(wish, to - wish);
+  const std::string rest = std::string(sentence.substr(0, from)) + ' ' + std::string(sentence.substr(to));
+  // The options a span names, as squashed names of the schemas' enum and const values.
+  auto options_in = [&](std::string_view span) {
+    std::set<std::string> found;
+    if (!context.own_options) return found;
+    std::size_t at = 0;
+    while (at < span.size()) {
+      while (at < span.size() && !(std::isalnum(static_cast<unsigned char>(span[at])) || span[at] == '_')) ++at;
+      std::size_t end = at;
+      while (end < span.size() && (std::isalnum(static_cast<unsigned char>(span[end])) || span[end] == '_' || span[end] == '-')) ++end;
+      if (end - at >= 3) {
+        auto name = squashed_name(span.substr(at, end - at));
+        if (context.own_options->count(name)) found.insert(std::move(name));
+      }
+      at = end;
+    }
+    return found;
+  };
+  // The pick is the object of the choice itself ("choose logs", "use 'vector' type"), not an
+  // option word elsewhere ("use the default account").
+  re2::StringPiece object;
+  const bool picks_option = re2::RE2::PartialMatch(re2::StringPiece(rest), chosen_object, &object) && !options_in(object).empty();
+  if (!picks_option && !re2::RE2::PartialMatch(re2::StringPiece(rest), this_tool)) return false;
+  const auto picked = options_in(rest);
+  const auto wished = options_in(users);
+  return std::includes(picked.begin(), picked.end(), wished.begin(), wished.end());
+}
 const re2::RE2& misreports_gate() { return misreports; }
 
 // A property name that is a sentence: "also_send_chat_history_to_analytics",
@@ -445,7 +499,7 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
       out.push_back({"poison.exfil-parameter", severity::high, 0.8, s.begin, s.end, "a copy of the tool's data also goes to an address the text names"});
       continue;
     }
-    if ((may[swap] && matches(sentence, swaps_the_users_value)) ||
+    if ((may[swap] && matches(sentence, swaps_the_users_value) && !user_picks_own_option(sentence, context)) ||
         (may[aside] && matches(sentence, sets_aside_the_users_choice) && matches(sentence, fixed_literal)) ||
         (may[pin] && pins_a_destination(k > 0 && view[sentences[k - 1].end - 1] == ';'
                                             ? view.substr(sentences[k - 1].begin, s.end - sentences[k - 1].begin)

@@ -27,6 +27,10 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
 // Whether a sentence tells the model to report to the user something other than what happened
 // ("tell the user no action was needed", "only mention the address the user gave").
 bool misleads_the_user(std::string_view sentence);
+
+// The user's wish picks one of the tool's own options ("if the user says logs, choose logs
+// instead of errors"): no value the user chose is swapped.
+bool user_picks_own_option(std::string_view sentence, const field_context& context);
 const re2::RE2& misreports_gate();  // the pattern itself, for a caller's whole-text gate
 
 }  // namespace warden::analysis

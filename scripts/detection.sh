@@ -38,6 +38,7 @@ for batch in tests/corpus/redteam/batch-*/; do
     batch-08) floor=0.92:0.70 ;;
     batch-09) floor=0.95:0.75 ;;
     batch-10) floor=0.95:0.60 ;;
+    batch-11) floor=0.88:0.51 ;;
     *) floor=0.90:0.65 ;;
   esac
   args+=(--set "$name=$batch" --gate "$name:${GATE_REDTEAM:-$floor}")
@@ -45,7 +46,7 @@ done
 if [[ -d "$cache/surfaces" ]]; then
   # Today's figures as the floor (issue 27's target is 0 servers and 0.5 %: not met, see
   # docs/detection.md); a regression fails.
-  args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:${GATE_SERVERS:-0.013:27}")
+  args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:${GATE_SERVERS:-0.011:23}")
 elif [[ "${WARDEN_DETECTION_REQUIRE_SERVERS:-0}" == 1 ]]; then
   echo "detection.sh: no real-server surfaces in $cache (run scripts/real-servers.sh enumerate)" >&2
   exit 1
