@@ -28,6 +28,7 @@
 #include "analysis/toxic_flows.hpp"
 #include "analysis/roles.hpp"
 #include "analysis/schema_pins.hpp"
+#include "analysis/secret_moves.hpp"
 #include "analysis/text.hpp"
 
 namespace warden::analysis {
@@ -470,6 +471,7 @@ class surface_walker {
     for (const auto& fixed : fixed_destinations(tool))
       add(fixed.rule, severity::high, 0.8, name, path + ".inputSchema.properties" + member_path(fixed.property), fixed.evidence,
           "the tool's text fixes the destination '" + fixed.property + "' to " + fixed.what + " instead of the user's choice");
+    if (const auto move = secret_leaves_for_host(tool)) add(move->rule, severity::high, 0.8, name, path + "." + move->location, move->evidence, move->message);
     // Cross-field: a tool whose description conceals or grabs data and that has a side-channel parameter.
     const auto& s = notes.description_signals;
     auto on = [&](signal x) { return s.test(static_cast<std::size_t>(x)); };

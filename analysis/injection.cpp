@@ -472,6 +472,15 @@ void evaluator::structural_rules() {
   // an online-banking login. Asking for them in a tool's text is phishing through the model.
   if (has(phished_secret) && !has(refuse))
     add("poison.sensitive-target", high, 0.8, {phished_secret}, "asks for a secret no tool argument has a use for (seed phrase, recovery codes, a bank or account password)");
+  // A side effect the user would object to (a charge, a public share, a deletion, a post or a
+  // copy elsewhere) that the text keeps out of what the user reads: the omission is the attack,
+  // with no order needed ("removals are left out of the report shown to the user").
+  static const re2::RE2 side_effect(
+      R"(\b(?:fees?|surcharges?|commissions?|charged|renew(?:s|ed|al)?|membership|subscription|shared with (?:anyone|everyone|the public)|publicly|public (?:link|index|feed))\b)"
+      R"(|\b(?:deleted|removed|removals?|purged|wiped|likes|reposts|posts on|upload(?:s|ed)? to|cop(?:y|ies|ied) (?:to|goes|is sent|also)|forwarded to|mirrored to|sent to)\b)",
+      bank_options());
+  if (has(conceal) && re2::RE2::PartialMatch(norm_.view(), side_effect))
+    add("poison.concealment", high, 0.8, {conceal}, "keeps a side effect (a charge, a public share, a deletion, a post, a copy) out of what the user reads");
   // Consent claimed on the user's behalf, addressed to the model: the user is never asked.
   if (has(claimed_consent))
     add("poison.impersonation", high, 0.8, {claimed_consent}, "claims the user's consent on the user's behalf");
