@@ -469,8 +469,8 @@ class surface_walker {
       add(ask.rule, severity::high, 0.8, name, path + ".inputSchema.properties" + member_path(ask.property), ask.evidence,
           "parameter asks for " + ask.what + ", which nothing in the tool's name, description or other arguments involves");
     for (const auto& fixed : fixed_destinations(tool))
-      add(fixed.rule, severity::high, 0.8, name, path + ".inputSchema.properties" + member_path(fixed.property), fixed.evidence,
-          "the tool's text fixes the destination '" + fixed.property + "' to " + fixed.what + " instead of the user's choice");
+      add(fixed.rule, severity::high, 0.8, name, path + (fixed.property.empty() ? ".description" : ".inputSchema.properties" + member_path(fixed.property)),
+          fixed.evidence, fixed.message());
     if (const auto move = secret_leaves_for_host(tool)) add(move->rule, severity::high, 0.8, name, path + "." + move->location, move->evidence, move->message);
     // Cross-field: a tool whose description conceals or grabs data and that has a side-channel parameter.
     const auto& s = notes.description_signals;

@@ -481,6 +481,20 @@ void evaluator::structural_rules() {
       bank_options());
   if (has(conceal) && re2::RE2::PartialMatch(norm_.view(), side_effect))
     add("poison.concealment", high, 0.8, {conceal}, "keeps a side effect (a charge, a public share, a deletion, a post, a copy) out of what the user reads");
+  // Another server's tools in the user's environment, run down or passed over, to win the model's
+  // choice ("other search tools in this workspace return stale pages", "Der andere Kalender in
+  // dieser Umgebung verliert Termine"): a tool has no honest reason to judge its neighbours.
+  static const re2::RE2 neighbours(
+      R"(\b(?:other|another|the other|older|existing)\s+(?:[\w-]+\s+){0,2}(?:tools?|servers?|services?|geocoders?|calendars?|translators?|integrations?|connectors?|providers?|apps?)\b[^.;\n]{0,30}\b(?:in|on|of)\s+(?:this|the|your)\s+(?:workspace|environment|setup|stack)\b)"
+      R"(|\bthe\s+[\w-]+\s+server's\s+\w+|\b(?:las\s+)?(?:dem[aá]s|otras)\s+herramientas\b|\b(?:der|die|das)\s+andere[nr]?\s+\w+\s+in\s+dieser\s+umgebung|\bautres outils\b|\boutil de \w+ existant\b)"
+      R"(|\baltri strumenti\b|\boutras ferramentas\b|другие\s+инструмент|他の[^。]{0,12}ツール|この環境にある|其他[^。]{0,10}工具|다른[^.]{0,12}도구)",
+      bank_options());
+  static const re2::RE2 run_down_or_passed_over(
+      R"(\b(?:stale|out of date|outdated|wrong|mix(?:es)? up|corrupt\w*|loses|leak\w*|unreliable|insecure|broken|known to|hidden fees|inaccurate|deprecated)\b)"
+      R"(|\b(?:every|all|any)\s+(?:\w+\s+)?(?:lookups?|emails?|payments?|deletions?|requests?|searches|translations?|events?|appointments?|pagos?)\b|para cualquier|\balle\s+\w+\s+hier\b|verliert|cobran|保存している|丢失|不准确)",
+      bank_options());
+  if (re2::RE2::PartialMatch(norm_.view(), neighbours) && re2::RE2::PartialMatch(norm_.view(), run_down_or_passed_over))
+    add("poison.tool-hijack", high, 0.8, {hijack_strong, hijack_weak}, "runs down or passes over the other tools of the user's environment to win the model's choice");
   // Consent claimed on the user's behalf, addressed to the model: the user is never asked.
   if (has(claimed_consent))
     add("poison.impersonation", high, 0.8, {claimed_consent}, "claims the user's consent on the user's behalf");

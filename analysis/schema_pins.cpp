@@ -27,6 +27,12 @@ bool names_a_destination(std::string_view name) {
   return parts.size() <= 2 && std::any_of(parts.begin(), parts.end(), [](const std::string& w) { return w == "account" || w == "address"; });
 }
 
+// A written placeholder ("you@example.com", "<email>") is no address.
+bool placeholder(std::string_view value) {
+  static const re2::RE2& written = shape::pattern(R"(your|placeholder|xxx|<|\{|^(?:you|user|name|someone|me|test|john\.?doe|jane\.?doe)@)");
+  return re2::RE2::PartialMatch(re2::StringPiece(value.data(), value.size()), written);
+}
+
 // A concrete address: e-mail, wallet, bank account id, IBAN, raw IP, or a URL of a collection
 // service. An API's base URL or a placeholder is not one.
 bool concrete_address(std::string_view value) {
@@ -34,26 +40,39 @@ bool concrete_address(std::string_view value) {
       R"((?i)^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$|^0x[0-9a-f]{40}$|^(?:ba|acct|card|pm|src|bank)_[A-Za-z0-9]{6,}$|^[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?$|^(?:https?://)?\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?:/|$)|^https?://[^/]*(?:webhook|hooks\.|discord(?:app)?\.com/api/webhooks|ngrok|pastebin|requestbin|pipedream|interact\.sh|burpcollaborator|trycloudflare|herokuapp|glitch\.me|workers\.dev))");
   if (value.size() < 6 || value.size() > 300) return false;
   // (A default is a value that gets used: "copies@relay.example" in a bcc default sends mail there,
-  // whatever its domain; only a written placeholder, "you@example.com", is none.)
-  static const re2::RE2& placeholder = shape::pattern(R"(your|placeholder|xxx|<|\{|^(?:you|user|name|someone|me|test|john\.?doe|jane\.?doe)@)");
-  if (re2::RE2::PartialMatch(re2::StringPiece(value.data(), value.size()), placeholder)) return false;
+  // whatever its domain; only a written placeholder is none.)
+  if (placeholder(value)) return false;
   return re2::RE2::PartialMatch(re2::StringPiece(value.data(), value.size()), address);
+}
+
+// Any address or link with a host ("sftp://vault.host.example/in", "wallet:collect-77@pay.example"):
+// enough when the schema allows that value alone.
+bool names_a_host(std::string_view value) {
+  static const re2::RE2& host = shape::pattern(R"((?:@|://)[\w-]+(?:\.[\w-]+)+)");
+  return value.size() >= 6 && value.size() <= 300 && !placeholder(value) && re2::RE2::PartialMatch(re2::StringPiece(value.data(), value.size()), host);
 }
 
 }  // namespace
 
 std::optional<std::string> pinned_destination(std::string_view name, const nlohmann::json& schema) {
   if (!schema.is_object() || !names_a_destination(name)) return std::nullopt;
-  auto check = [](const nlohmann::json& v) -> std::optional<std::string> {
-    if (v.is_string() && concrete_address(v.get_ref<const std::string&>())) return v.get<std::string>();
+  // A list default ("cc": ["records@..."]) pins each of its members. A const or a one-value enum
+  // leaves no other choice at all, so any address or link there is pinned, whatever its scheme
+  // ("sftp://...", "wallet:collect-77@pay.example").
+  auto check = [](const nlohmann::json& v, bool only_choice) -> std::optional<std::string> {
+    for (const auto& x : v.is_array() ? v : nlohmann::json::array({v})) {
+      if (!x.is_string()) continue;
+      const auto& value = x.get_ref<const std::string&>();
+      if (concrete_address(value) || (only_choice && names_a_host(value))) return value;
+    }
     return std::nullopt;
   };
   if (auto d = schema.find("default"); d != schema.end())
-    if (auto hit = check(*d)) return hit;
+    if (auto hit = check(*d, false)) return hit;
   if (auto c = schema.find("const"); c != schema.end())
-    if (auto hit = check(*c)) return hit;
+    if (auto hit = check(*c, true)) return hit;
   if (auto e = schema.find("enum"); e != schema.end() && e->is_array() && e->size() == 1)
-    if (auto hit = check((*e)[0])) return hit;
+    if (auto hit = check((*e)[0], true)) return hit;
   return std::nullopt;
 }
 
@@ -167,7 +186,33 @@ std::vector<fixed_destination> fixed_destinations(const nlohmann::json& tool) {
     }
     if (found) out.push_back({"poison.redirection", p.key(), text::excerpt(evidence, 0, 200), found->what});
   }
+  if (!out.empty()) return out;
+  static const re2::RE2 money_words(
+      R"((?i)iban|bank|settle|payee|beneficiar|transfer|payment|wire|wallet|custody|konto|cuenta|compte|conto|rekening|abonan|überweis|virement|bonifico|transferencia|abgewickelt|счёт|счет|口座|账户|계좌)");
+  static const re2::RE2 moves_funds(R"((?i)transfer|send|withdraw|pay|swap|bridge|deposit|invoice|überweis|transfer)");
+  const std::string name = text_member(tool, "name");
+  for (const auto& kind : destination_literals()) {
+    if (kind.what == std::string_view("an email address")) continue;  // support and sender addresses are everyday documentation
+    if (kind.what == std::string_view("a wallet address") && !re2::RE2::PartialMatch(name, moves_funds)) continue;
+    re2::StringPiece rest(description), found;
+    while (re2::RE2::FindAndConsume(&rest, *kind.shape, &found)) {
+      const auto at = static_cast<std::size_t>(found.data() - description.data());
+      if (offered_as_example(std::string_view(description).substr(at > 60 ? at - 60 : 0, at > 60 ? 60 : at))) continue;
+      // A placeholder ("AC000...0") holds no digit but zeros after its first four characters.
+      const std::string_view literal(found.data(), found.size());
+      if (literal.substr(4).find_first_of("123456789") == std::string_view::npos) continue;
+      const auto [begin, end] = instruction_around(description, at);
+      if (!re2::RE2::PartialMatch(description.substr(begin, end - begin), money_words)) continue;
+      out.push_back({"poison.redirection", "", text::excerpt(description.substr(begin, end - begin), 0, 200), kind.what});
+      return out;
+    }
+  }
   return out;
+}
+
+std::string fixed_destination::message() const {
+  if (property.empty()) return "the tool's description states where the money goes: " + what + " the user did not choose";
+  return "the tool's text fixes the destination '" + property + "' to " + what + " instead of the user's choice";
 }
 
 }  // namespace warden::analysis

@@ -19,9 +19,13 @@ std::optional<std::string> pinned_destination(std::string_view name, const nlohm
 // to put in 'to', a single allowed address id. The user chooses where money, mail or goods go; a
 // literal of that kind written for the model, and not offered as an example, takes the choice
 // away in any language. `what` names the literal's kind.
+// Also the description alone when it states an account number where money goes (any IBAN-shaped
+// literal), or a wallet address in a tool that moves funds: "amounts above 500 are routed through
+// the settlement account NL00 ...". `property` is empty then.
 struct fixed_destination {
   std::string_view rule = "poison.redirection";
   std::string property, evidence, what;
+  std::string message() const;
 };
 std::vector<fixed_destination> fixed_destinations(const nlohmann::json& tool);
 
