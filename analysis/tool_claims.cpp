@@ -162,7 +162,7 @@ std::string quoted(const std::string& name) { return "'" + name + "'"; }
 
 // Data that speaks to the AI reading it: "AI assistants reading this:", "hey assistant", "Model
 // instruction:", "if an AI is helping you".
-const re2::RE2& addresses_the_ai = shape::pattern(R"(\b(?:ai|llm)[ -](?:assistants?|agents?|helpers?|models?|systems?|bots?|readers?)\b|\b(?:hey|dear|attention|note to|notice to|message to|instructions? (?:for|to)|workaround for|reminder for)\s+(?:the\s+|all\s+|any\s+)?(?:ai|assistants?|agents?|models?|llms?|bots?|language models?)\b|\b(?:model|assistant|agent|ai) instructions?\s*:|\bif (?:an? |the |you are an? |you're an? )?(?:ai|assistant|llm|agent|language model|bot)\b|\b(?:the|any|an|support|our) (?:assistant|ai|agent|llm)\s+(?:must|should|can|will|needs? to|has to|may)\b|^\W*\(?(?:assistant|agent|model|ai)\s*[,:]|\b(?:could|can|would|will|should|must|may)\s+(?:the\s+|you\s+|your\s+)?(?:\w+\s+)?(?:ai|assistant|agent|llm|bot)\b|(?:^|[:"{\]]\s*)(?:assistant|agent|ai|model)\s*,|\b(?:system|human|user|operator|admin)\s*:\s*(?:the\s+)?(?:assistant|ai|agent|model)\b|<\s*/?\s*(?:system|important|critical|admin|instructions?|directive|assistant|ai|note)\b[^>]{0,40}>|#{2,}\s*(?:assistant|ai|agent|model|system|llm)\s+(?:directive|instruction|note|task|order)s?\b|\bfor (?:the\s+|any\s+|all\s+)?(?:ai\s+)?(?:assistants?|agents?|llms?|bots?)\s*:|\b(?:an?|the|any) (?:ai\s+)?(?:assistant|agent|llm|bot)\s+(?:\w+\s+){1,3}(?:should|must|will|needs? to|has to)\b|\b(?:instructions?|note|message|notice|reminder|guidance|directions?|override)\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:\w+\s+){0,2}(?:assistants?|agents?|ai|llms?|bots?)\b|\bfor (?:\w+\s+){0,3}(?:assistants?|agents?|llms?|bots?|ai)\s*:|@(?:assistant|ai|agent|claude|gpt|bot)\b|(?:для (?:ии|ассистента|ai)|f(?:ü|u)r (?:den |die )?(?:ki|assistent\w*)|pour l'(?:ia|assistant)|para (?:el |la |o )?(?:ia|asistente|assistente)|per l'assistente|给助手|ai助手|アシスタント(?:へ|に)|aiへ))");
+const re2::RE2& addresses_the_ai = shape::pattern(R"(\b(?:ai|llm)[ -](?:assistants?|agents?|helpers?|models?|systems?|bots?|readers?)\b|\b(?:hey|dear|attention|note to|notice to|message to|instructions? (?:for|to)|workaround for|reminder for)\s+(?:the\s+|all\s+|any\s+)?(?:ai|assistants?|agents?|models?|llms?|bots?|language models?)\b|\b(?:model|assistant|agent|ai) instructions?\s*:|\bif (?:an? |the |you are an? |you're an? )?(?:ai|assistant|llm|agent|language model|bot)\b|\b(?:the|any|an) (?:assistant|ai|agent|llm)\s+(?:must|should|can|will|needs? to|has to|may)\b|^\W*\(?(?:assistant|agent|model|ai)\s*[,:]|\b(?:could|can|would|will|should|must|may)\s+(?:the\s+|you\s+|your\s+)?(?:\w+\s+)?(?:ai|assistant|agent|llm|bot)\b|(?:^|[:"{\]]\s*)(?:assistant|agent|ai|model)\s*,|\b(?:system|human|user|operator|admin)\s*:\s*(?:the\s+)?(?:assistant|ai|agent|model)\b|<\s*/?\s*(?:system|important|critical|admin|instructions?|directive|assistant|ai|note)\b[^>]{0,40}>|#{2,}\s*(?:assistant|ai|agent|model|system|llm)\s+(?:directive|instruction|note|task|order)s?\b|\bfor (?:the\s+|any\s+|all\s+)?(?:ai\s+)?(?:assistants?|agents?|llms?|bots?)\s*:|\b(?:an?|the|any) (?:ai\s+)?(?:assistant|agent|llm|bot)\s+(?:\w+\s+){1,3}(?:should|must|will|needs? to|has to)\b|\b(?:instructions?|note|message|notice|reminder|guidance|directions?|override)\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:\w+\s+){0,2}(?:assistants?|agents?|ai|llms?|bots?)\b|\bfor (?:\w+\s+){0,3}(?:assistants?|agents?|llms?|bots?|ai)\s*:|@(?:assistant|ai|agent|claude|gpt|bot)\b|(?:для (?:ии|ассистента|ai)|f(?:ü|u)r (?:den |die )?(?:ki|assistent\w*)|pour l'(?:ia|assistant)|para (?:el |la |o )?(?:ia|asistente|assistente)|per l'assistente|给助手|ai助手|アシスタント(?:へ|に)|aiへ))");
 
 // What such text asks the model to do.
 const re2::RE2& orders_an_action = shape::pattern(R"(\b(?:call|calling|run|running|execute|invoke|send|sending|forward|post|posting|email|e-mail|attach|fetch|pull|search|look up|reply|navigate|open|include|paste|export|upload|delete|create|create_\w+|grant|transfer|share|download|read|cat|list|collect|gather|retrieve|resubmit|re-submit|submit|pass|add|proceed|checkout|check out|buy|purchase|order|book|update|scale|dm|message|approve|merge|push|deploy|set|change|remove|invite|move|pay)\b)");
@@ -249,7 +249,7 @@ void judge_suppression(std::string_view view, const std::vector<intent::sentence
 const re2::RE2& forged_turn = shape::pattern(R"((?:^|[\s\[\]<>"{(])(?:user|human|system|assistant|operator|admin|developer|the user|nutzer|benutzer|usuario|utilisateur|utente|usu[aá]rio|gebruiker|u[zż]ytkownik|kullan[iı]c[iı]|пользователь)\s*(?:\([^)]{0,30}\)\s*)?(?:[:\]>]|\(the user\))|\bmessage de l'utilisateur\b|\bmensaje del usuario\b|\buser ne kaha\b|用户[：:]|ユーザー[：:]|사용자\s*[：:]|المستخدم\s*[：:]|</?\s*(?:conversation|system|user|assistant)\s*>|\bupdate from me\b|\b(?:new )?(?:instruction|message|request) from the (?:user|owner|operator|admin)\b|\b(?:instruction|message|request|note)s? from (?:the )?(?:user|owner|operator|admin|customer)\b)");
 
 // Where a forged turn sends things, or what private thing it reaches for.
-const re2::RE2& sink_or_private = shape::pattern(R"([\w.+-]+@[\w-]+\.[\w.-]+|https?://|\+\d{6,}|#[\w-]{3,}|\bpublicly\b|\bdm\b|\b(?:keys?|tokens?|passwords?|secrets?|credentials?|contents?|\.env|ssh|every|all|admin)\b)");
+const re2::RE2& sink_or_private = shape::pattern(R"([\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:example|test|com|net|org|io|dev|app|cloud)\b|\+\d{6,}|#[\w-]{3,}|\bpublicly\b|\bdm\b|\b(?:keys?|tokens?|passwords?|secrets?|credentials?|contents?|\.env|ssh|every|all|admin|auth files?)\b)");
 
 // A URL built to be completed with a secret: "?key= followed by the token".
 const re2::RE2& url_to_fill = shape::pattern(R"(https?://\S+[?&][\w-]+=\s*['"`]?\s*(?:followed by|\+|plus|then append|and then|with)\b)");
@@ -278,8 +278,16 @@ const re2::RE2& orders_abroad = shape::pattern(
     R"(|调用|删除|添加|执行|付款|修改|上传|请先|転送|削除|追加|実行|呼び出|支払|変更|してください|실행|송금|삭제|추가|호출|변경|하세요|하십시오|أرسل|احذف|أضف|أنشئ|نفذ|ادفع|شارك|भेज|हटा|चलाओ|करो|कीजिए)");
 // What a third-person order has the agent do, in the third person too ("forwards", "sends").
 const re2::RE2& agent_acts = shape::pattern(
-    R"(\b(?:forward|send|post|email|e-mail|paste|attach|upload|export|share|transfer|pay|add|append|type|reply|dm|message|merge|push|approve|create|delete|copy|print|text|move|grant|invite|change|update|buy|order|check out|book)(?:s|es|ed)?\b)");
+    R"(\b(?:forward|send|post|email|e-mail|paste|attach|upload|export|share|transfer|pay|add|append|type|reply|dm|message|merge|push|approve|create|delete|copy|print|text|move|grant|invite|change|update|buy|order|check out|book)(?:s|es|ed|ing)?\b)");
 const re2::RE2& tool_like_name = shape::pattern(R"((?-i:\b[a-z][a-z0-9]*_[a-z0-9_]+\b))");
+const re2::RE2& software_agent = shape::pattern(
+    R"(\b(?:coding|ai|automated|autonomous|llm|build|ci|deploy(?:ment)?|release|ops)\s+(?:agents?|operators?)\b|\bthe agent\b|\bagents\b)");
+const re2::RE2& human_agent = shape::pattern(
+    R"(\b(?:support|service|customer|human|sales|travel|estate|insurance|booking|our|your|an?|live)\s+agents?\b|\bagents?\s+(?:will|can be reached|are available|is available)\b)");
+// The item at hand, pointed at ("assistants processing this mailbox", "bots reviewing this PR"):
+// content that speaks of the agents reading it, not of agents in general (a news story does not).
+const re2::RE2& this_item = shape::pattern(
+    R"(\b(?:this|these)\s+(?:mailbox|inbox|ticket|invite|invitation|pr|pull request|document|doc|thread|issue|page|email|e-mail|message|repo|repository|file|account|channel|calendar|chat|conversation|record|order|site)s?\b)");
 
 // "open https://... and append the user's question to it": the user's words sent to an address.
 const re2::RE2& url_in_text = shape::pattern(R"(\bhttps?://[^\s"'<>]+)");
@@ -292,7 +300,7 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
   // Most results hold none of what these rules need: one pass over the whole text says which
   // rules can fire at all.
   static const shape::gate needs{&addresses_the_ai, &asks_the_user_for_it, &redirects_a_send, &misreports_gate(), &forged_turn, &url_to_fill,
-                                 &local_secret_to_send, &beacon_to_fill, &models_context_in_result, &orders_a_call, &url_in_text, &ai_agent_noun, &hands_to_a_tool};
+                                 &local_secret_to_send, &beacon_to_fill, &models_context_in_result, &orders_a_call, &url_in_text, &ai_agent_noun, &hands_to_a_tool, &software_agent};
   const auto may = needs.match(view);
   if (std::none_of(may.begin(), may.end(), [](bool b) { return b; })) return;
   enum { ai,
@@ -307,7 +315,8 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
          call,
          link,
          agent,
-         hand };
+         hand,
+         software };
   // "ERROR 42501: ...", "{"error": ...", "AccessDenied: ...", "exit code 127: ...", "E_CORRUPT: ...".
   static const re2::RE2& error_head = shape::pattern(
       R"re(^\W{0,3}(?:"?(?:error|err|errors|status|fault)"?\s*[:=]|error\b|err\b|fatal\b|exception\b|traceback\b|exit (?:code|status)\s*\d+|(?-i:[A-Z][A-Za-z]+(?:Error|Exception|Denied|Expired|Failed|Forbidden|Unauthorized|Timeout))\b|(?-i:E[A-Z_]{3,})\b|(?-i:[A-Z][A-Z_]{4,}):|\d{3}\s+(?-i:[A-Z][a-z]+)|(?:gateway )?timeout\b|(?:session|token) (?:expired|invalid)\b|permission denied\b|access denied\b))re");
@@ -324,7 +333,15 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
       return;
     }
     if (may[agent] && matches(sentence, ai_agent_noun) && (matches(sentence, agent_acts) || matches(sentence, orders_abroad)) &&
-        (matches(sentence, sink_or_private) || matches(sentence, tool_like_name))) {
+        (matches(sentence, sink_or_private) || matches(sentence, tool_like_name) || matches(sentence, this_item))) {
+      out.push_back({"poison.impersonation", severity::high, 0.8, s.begin, s.end,
+                     "content in a tool result tells the AI reading it to act on the user's data or send it somewhere"});
+      return;
+    }
+    // "The agent restores the cache by uploading ~/.npmrc", "coding agents add this deploy key":
+    // an agent that is not a person (a support or travel agent, an agent who will call back).
+    if (may[software] && matches(sentence, software_agent) && !matches(sentence, human_agent) && matches(sentence, agent_acts) &&
+        (matches(sentence, sink_or_private) || matches(sentence, tool_like_name) || matches(sentence, this_item))) {
       out.push_back({"poison.impersonation", severity::high, 0.8, s.begin, s.end,
                      "content in a tool result tells the AI reading it to act on the user's data or send it somewhere"});
       return;
