@@ -382,10 +382,29 @@ void evaluator::discount_opposite_phrasings() {
   static const re2::RE2 conditional_consent(
       R"(\b(?:unless|if|until|once|when|whether|only after|only if|after)\s+the\s+user\s+(?:has\s+|had\s+)?(?:now\s+|already\s+|also\s+|explicitly\s+|previously\s+)?(?:approved|authori[sz]ed|consented|agreed|allowed|permitted|pre-?approved|confirmed|asked|requested|instructed|opted in)\b)",
       bank_options());
+  // "A table you have not inspected in this conversation": the conversation as a span of time,
+  // not as cargo.
+  static const re2::RE2 within_this_conversation(
+      R"(\b(?:not|never|already|yet|previously|earlier)\s+(?:been\s+)?(?:inspected|called|listed|described|fetched|run|executed|loaded|queried|checked|used|invoked)\b[^.\n]{0,40}\bin (?:this|the current|the same) (?:conversation|session|chat|thread)\b)",
+      bank_options());
+  // "If describe_table does not list a column, tell the user it does not exist instead of
+  // inventing one": telling the user the truth when a lookup comes back empty.
+  static const re2::RE2 truthful_report(
+      R"(\b(?:if|when)\b[^.\n]{0,80}\b(?:does not|doesn't|do not|don't|is not|isn't|cannot|can't|fails?|returns? nothing|finds? nothing)\b[^.\n]{0,40}\b(?:tell|inform|report to)\s+(?:the\s+)?user\b[^.\n]*|\binstead of (?:inventing|guessing|making (?:one|it|something) up|fabricating)\b)",
+      bank_options());
+  // "Pass values through params instead of concatenating them": another way of doing the same
+  // job, no value swapped.
+  // (Only ways of working: "instead of sending it to the recipient the user typed" swaps one.)
+  static const re2::RE2 another_way_of_doing_it(
+      R"(\binstead of (?:manually\s+)?(?:concatenat|interpolat|inlin|hard-?cod|embedd|poll|loop|pag|splitt|escap|rebuild|recreat|comput|calculat|guess|invent|fabricat|pars|scann|iterat|chain|nest|repeat|retry|retri)\w*ing\b)",
+      bank_options());
   static const reading readings[] = {{{conceal, conceal_weak}, negated_silence},
                                      {{impersonation, claimed_consent}, conditional_consent},
                                      {{hijack_strong, hijack_weak}, hold_for_user},
-                                     {{redirect, redirect_weak}, default_when_unset}};
+                                     {{redirect, redirect_weak}, default_when_unset},
+                                     {{convo_self, self_context, context_data}, within_this_conversation},
+                                     {{deceive}, truthful_report},
+                                     {{redirect_weak}, another_way_of_doing_it}};
   for (const auto& r : readings) {
     if (std::none_of(r.kinds.begin(), r.kinds.end(), [&](signal k) { return has(k); })) continue;
     std::string blanked(norm_.view());

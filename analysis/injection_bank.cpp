@@ -65,6 +65,8 @@ constexpr pattern_def patterns[] = {
     {conceal, R"(\b(?:do not|don't|never|must not|should not)\s+(?:mention|reveal|disclose|acknowledge|reference|discuss|narrate|explain|repeat|describe)\s+(?:this|these|that|it|the (?:above|following|note|instructions?|step|requirement|extra|additional))\b)"},
     {conceal, R"(\b(?:silently|quietly|discreetly|invisibly)\s+(?:\w+\s+){0,2}(?:send|forward|upload|post|copy|add|include|attach|bcc|cc|change|replace|redirect|read|collect|append|transfer|share|log|record|exfiltrate|substitute|swap|use)\b)"},
     {conceal, R"(\b(?:keep|kept|keeping)\s+(?:this|it|these|that|them)\s+(?:\w+\s+)?(?:secret|hidden|confidential|private|between us|to yourself|quiet|silent)\b|\bbetween us\b|\bto yourself\b|\bkeep (?:quiet|silent|mum)\b|\bsay nothing\b)"},
+    // "There is no reason to mention it to the user": the secrecy stated as needless.
+    {conceal, R"(\bno (?:need|reason) (?:at all )?to (?:mention|tell|show|report|explain|surface|bring up|disclose|inform)\b[^.\n]{0,30}?\b(?:the user|them|the customer)\b)"},
     // Left out of what the user reads, stated as a fact: "removals are left out of the report shown
     // to the user", "the fee line stays out of the reply", "not part of the summary the user reads".
     {conceal, R"(\b(?:left|kept|stays?|remains?|omitted|dropped|excluded)\s+(?:out\s+)?(?:of|from)\s+(?:the\s+|its\s+|your\s+)?(?:(?:reply|replies|answer)\b|(?:summary|report|message|confirmation)\s+(?:(?:shown|given|sent)\s+to\s+the\s+user|the\s+user\s+(?:reads|sees|gets))|what\s+the\s+user\s+(?:reads|sees|is shown|gets))|\bnot\s+(?:part\s+of|included\s+in|shown\s+in|mentioned\s+in)\s+(?:the\s+)?(?:reply|answer|(?:summary|report|confirmation)\s+(?:shown\s+to\s+|that\s+)?the\s+user)\b)"},
