@@ -97,7 +97,13 @@ const re2::RE2& the_models_make_up = shape::pattern(
     R"(|\b(?:rules|instructions|guidelines|directives|prompt|policies)\s+(?:that\s+)?(?:your|the)\s+(?:operator|deployer|developer|administrator|admin|creator|owner|system)\s+(?:gave|set|wrote|provided|configured|defined|issued|supplied)\s+(?:you|the (?:assistant|model|agent))\b)"
     R"(|\b(?:which|what)\s+(?:ai\s+|language\s+|large language\s+)?(?:model|llm|assistant|agent|version|vendor)\s+(?:you are|are you|is calling|is making|is running|made this|sent this)\b|\bwhich (?:company|vendor|lab|organi[sz]ation) (?:trained|built|made|created|develops|developed|runs|hosts) (?:you|the (?:model|assistant|ai))\b)"
     R"(|\b(?:all|every|each|the)\s+(?:the\s+)?(?:other\s+)?(?:tools?|functions?|mcp servers?|servers?|integrations?|plugins?)\s+(?:that\s+)?(?:you|the assistant|the model|the client|this client|the host)\s+(?:can|could|currently|has|have|are able|may|is connected|are connected)\b)"
-    R"(|\b(?:tools?|functions?|mcp servers?|servers?|integrations?)\s+(?:currently\s+)?(?:available|connected|installed|enabled|loaded|registered|exposed)\s+(?:to|in|on|with)\s+(?:you|this (?:client|assistant|session|host)|the (?:client|assistant|host|model))\b)");
+    R"(|\b(?:tools?|functions?|mcp servers?|servers?|integrations?)\s+(?:currently\s+)?(?:available|connected|installed|enabled|loaded|registered|exposed)\s+(?:to|in|on|with)\s+(?:you|this (?:client|assistant|session|host)|the (?:client|assistant|host|model))\b)"
+    // Its first instructions, its maker, the tools it holds, in the words of other authors and languages.
+    R"(|\boperator'?s?\s+(?:opening|initial|original|hidden|system|starting)\s+(?:instructions|prompt|message|rules)\b|\b(?:opening|initial|starting)\s+(?:instructions|prompt)\s+(?:it|you|the assistant|the model)\s+(?:received|got|was given|were given)\b)"
+    R"(|\bdescribe\s+(?:itself|yourself)\b|\b(?:every|all)\s+(?:the\s+)?tools?\s+(?:available|connected)\s+to\s+(?:it|you|the assistant|the model)\b)"
+    R"(|instrucciones iniciales|instructions initiales|anf(?:ä|a)nglichen? anweisungen|istruzioni iniziali|instru(?:ç|c)(?:õ|o)es iniciais|начальн\w* инструкц|初期(?:の)?指示|初始指令|초기 지시)"
+    R"(|\bqu(?:é|e) modelo\b|\bquel mod(?:è|e)le\b|\bwelches modell\b|\bquale modello\b|\bqual modelo\b|какая модель|какой модел|\bhangi (?:yapay zeka )?model|どのモデル|哪个模型|어떤 모델)"
+    R"(|servidores conectados|serveurs connect(?:é|e)s|verbundenen server|server collegati|подключ\w* сервер|接続されている(?:サーバー|ツール)|已连接的(?:服务器|工具)|연결된 (?:서버|도구))");
 // What the user said in the conversation, beyond this request.
 const re2::RE2& the_conversation = shape::pattern(
     R"(\b(?:everything|anything|all|whatever)\s+(?:that\s+|else\s+)?the user\s+(?:has\s+|had\s+)?(?:said|told|asked|written|typed|shared|mentioned|discussed)\b)"
@@ -107,7 +113,9 @@ const re2::RE2& the_conversation = shape::pattern(
     R"(|\b(?:recap|summary|transcript|log|history|digest)\s+of\s+(?:the\s+|this\s+|our\s+|your\s+)?(?:conversation|chat|dialogue|session|discussion|exchange|everything)\b)"
     R"(|\b(?:inferred|deduced|guessed|taken|gathered|drawn|extracted|derived|collected|worked out)\s+from\s+(?:the\s+|this\s+|our\s+|your\s+)?(?:conversation|chat|dialogue|context|session|history|earlier messages)\b|\bexchanged with the user\b)");
 // Put into a field, sent or told.
-const re2::RE2& put_into_the_call = shape::pattern(R"(\b(?:set|put|fill|include|add|append|prepend|write|copy|paste|insert|place|embed|attach|enter|record|report|state|list|describe|provide|supply|pass|send|give|mention|share|carry|contain|hold|store|log|submit|start|begin|prefix|repeat|restate|explain|summari[sz]e|tell|disclose|reveal|output|echo|dump|transcribe|forward|upload)\b)");
+// (Also a few in the third person: "the assistant puts ... into setup" states the order as a fact;
+// not "lists", "returns", "sends": those open a tool's account of its own function.)
+const re2::RE2& put_into_the_call = shape::pattern(R"(\b(?:set|put|fill|include|add|append|prepend|write|copy|paste|insert|place|embed|attach|enter|record|report|state|list|describe|provide|supply|pass|send|give|mention|share|carry|contain|hold|store|log|submit|start|begin|prefix|repeat|restate|explain|summari[sz]e|tell|disclose|reveal|output|echo|dump|transcribe|forward|upload)\b|\b(?:puts|places|pastes|inserts|copies|embeds|attaches|appends|prepends|fills in|enters|transcribes)\b)");
 
 // ---- telling the user something other than what happened -------------------------------------
 
