@@ -368,7 +368,9 @@ void evaluator::discount_opposite_phrasings() {
       // Keeping a credential out of logs and output is hygiene; a failure that happens silently is
       // how a tool behaves, not something the model is told to hide.
       R"(|\b(?:secret|credential|token|key|password|passphrase)s?\b[^.\n]{0,80}\b(?:should|must|do|does|will)\s*(?:not|never|n't)\s+(?:be\s+)?(?:displayed|shown|logged|printed|echoed|exposed|display|show|log|print|echo)\b[^.\n]*)"
-      R"(|\b(?:will|would|may|can|might)\s+silently\s+(?:fail|be (?:ignored|dropped|skipped|truncated|discarded))\b)",
+      R"(|\b(?:will|would|may|can|might)\s+silently\s+(?:fail|be (?:ignored|dropped|skipped|truncated|discarded))\b)"
+      // "Never repeat it back in chat": a secret the user typed is not echoed.
+      R"(|\b(?:never|do not|don't)\s+(?:repeat|echo|print|log)\s+(?:it|them|the (?:new |old )?(?:password|passphrase|secret|token|key|value|code|pin)s?)\b[^.\n]*)",
       bank_options());
   // "Do not invoke other tools until the user has said what to do next": a hold until the user
   // speaks is a safety stop, not a ban on other tools.

@@ -333,6 +333,10 @@ void add_lexicon_features(std::string_view view, std::vector<sentence>& sentence
     if (error_like && (documents || (in_listing && listing_line))) s.on.reset(index(error_form));
     // A ban on other tools that lasts until the user speaks is a safety stop (THREATS.md: honest).
     if (s.on.test(index(stop_until_user))) s.on.reset(index(suppress_other));
+    // "The user types the new password; never repeat it back": a secret not echoed is hygiene.
+    static const re2::RE2 not_echoed(
+        R"((?i)\b(?:never|do not|don'?t)\s+(?:repeat|echo|print|log)\s+(?:it|them|the (?:new |old )?(?:password|passphrase|secret|token|key|value|code|pin)s?)\s+back\b)");
+    if (s.on.test(index(omit_from_answer)) && re2::RE2::PartialMatch(text, not_echoed)) s.on.reset(index(omit_from_answer));
     in_listing = documents || (in_listing && listing_line);
   }
 }

@@ -71,7 +71,9 @@ const std::array<data_kind, 7>& kinds() {
        shape::pattern(R"(\b(?:e-?mails?|mail|phone|sms|contacts?|users?|customers?|accounts?|profiles?|people|persons?|members?|employees?|leads?|crm|signup|sign up|register\w*|invite\w*|notif\w*|address\w*|locat\w*|geo\w*|maps?|weather|forecast|nearby|routes?|directions?|deliver\w*|ship\w*|places?|travel|distance|city|timezone|identity|kyc|verif\w*|passport|tax|payroll|hr|health|patient|insurance|bank\w*|loan|credit|onboard\w*|job|jobs|recruit\w*|compan(?:y|ies)|organi[sz]ations?|calendar|events?|booking|reservation)\b)")},
       {"bank or card details", "poison.exfil-parameter",
        shape::pattern(R"(\b(?:bank(?:ing)?\s+(?:account|login|password|details|credentials|number)s?|card numbers?|credit card|debit card|card details|cvv|cvc|card security code|iban|routing number|sort code|account numbers?|online banking)\b)"),
-       shape::pattern(R"(\b(?:pay\w*|invoic\w*|bank\w*|cards?|checkout|billing|charges?|refunds?|wallets?|transfers?|financ\w*|accounts?|accounting|stripe|purchases?|orders?|subscriptions?|payouts?|ledgers?|transactions?|donat\w*|fund\w*|money|iban)\b)")},
+       shape::pattern(R"(\b(?:pay\w*|invoic\w*|bank\w*|cards?|checkout|billing|charges?|refunds?|wallets?|transfers?|financ\w*|accounts?|accounting|stripe|purchases?|orders?|subscriptions?|payouts?|ledgers?|transactions?|donat\w*|fund\w*|money|iban)\b)"
+                      // The same in other languages (the view is folded: "überweisung" reads "uberweisung").
+                      R"(|\b(?:virement|paiement|payer|pagar|pago|transferencia|u(?:e|)berweis\w*|zahlung\w*|bezahl\w*|bonifico|pagamento|przelew\w*|p[lł]atno\w*|odeme|havale|betaling|overboeking)\b|перевод|плат[её]ж|оплат|振込|支払|转账|付款|송금|결제)")},
       {"the machine's identity", "poison.exfil-parameter",
        shape::pattern(R"(\b(?:your|the user'?s|(?:the|this) (?:device|machine|computer|host|laptop|workstation)'?s?|the local|the current)\s+(?:os\s+)?)"
                       R"((?:host ?name|user ?name|login name|ip address(?:es)?|mac address(?:es)?|machine id|device id|serial number|hardware id)\b)"

@@ -205,6 +205,7 @@ TEST_CASE("honest forms: a hold until the user speaks, details left to the user,
       "Runs SQL. ALWAYS call describe_table before writing SQL against a table you have not inspected in this conversation.",
       "Describes a table. If describe_table does not list a column, tell the user it does not exist instead of inventing one.",
       "Runs a query. Pass user-supplied values through params ($1, $2) instead of concatenating them into the SQL string.",
+      "Reads the CI system of the user's organisation. API token: ACME_CI_TOKEN (scope api), set before launch.",
   };
   for (const std::string text : honest) {
     CAPTURE(text);

@@ -64,6 +64,8 @@ TEST_CASE("the same asks in words a phrase list would not hold") {
 }
 
 TEST_CASE("honest parameters that ask for the same kinds of data") {
+  // A payment tool described in another language still moves money: its IBAN is its job.
+  CHECK(asks(tool("ueberweisen", "Führt eine Überweisung vom Konto des Benutzers aus.", {{"iban", {{"type", "string"}, {"description", "IBAN des Empfängers."}}}, {"betrag", {{"type", "number"}}}})).empty());
   SUBCASE("a chat exporter's session log, an LLM gateway's model build") {
     CHECK(asks(tool("export_chat", "Exports a chat session as markdown.", {{"log", {{"type", "string"}, {"description", "Complete log of the current chat session."}}}})).empty());
     CHECK(asks(tool("complete", "Sends a prompt to a hosted LLM.", {{"model", {{"type", "string"}, {"description", "The model build string, e.g. m-2025-01."}}}})).empty());
