@@ -6,17 +6,13 @@
 #include "analysis/injection.hpp"
 #include "analysis/roles.hpp"
 #include "analysis/shape_match.hpp"
+#include "analysis/surface.hpp"
 #include "analysis/text.hpp"
 
 namespace warden::analysis {
 namespace {
 
 using nlohmann::json;
-
-std::string text_member(const json& o, const char* key) {
-  const auto it = o.find(key);
-  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 // A kind of data a parameter can ask for, and the words by which a tool's function involves it.
 struct data_kind {

@@ -10,6 +10,7 @@
 #include "analysis/injection.hpp"
 #include "analysis/roles.hpp"
 #include "analysis/shape_match.hpp"
+#include "analysis/surface.hpp"
 #include "analysis/text.hpp"
 
 namespace warden::analysis {
@@ -77,11 +78,6 @@ std::optional<std::string> pinned_destination(std::string_view name, const nlohm
 }
 
 namespace {
-
-std::string text_member(const nlohmann::json& o, const char* key) {
-  const auto it = o.find(key);
-  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 // The arguments whose free text and one-value enums are read for a fixed destination: narrower
 // than names_a_destination (webhook, callback, target, upload ...), whose concrete-address test

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/shape_match.hpp"
+#include "analysis/surface.hpp"
 
 namespace warden::analysis {
 namespace {
@@ -64,12 +65,6 @@ const re2::RE2& outside_host = shape::pattern(
 const re2::RE2& secret_function = shape::pattern(
     R"(secret|vault|keychain|credential|password|passwd|\bssh|gpg|pgp|\bkms\b|\bkeys?\b|_keys?\b|\bkeys?_|token|dotenv|\benv\b|cookie|backup|certificate)");
 
-std::string text_of(const json& node, const char* key) {
-  if (!node.is_object()) return {};
-  const auto it = node.find(key);
-  return it != node.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // The sentence around a byte offset: between sentence ends (also the ideographic full stop).
 std::string sentence_at(std::string_view text, std::size_t at) {
   auto is_end = [&](std::size_t i) {
@@ -90,8 +85,8 @@ std::optional<secret_move> secret_leaves_for_host(const json& tool) {
   if (!tool.is_object()) return std::nullopt;
   // The tool's texts, with where each lives.
   std::vector<std::pair<std::string, std::string>> texts;
-  texts.emplace_back("description", text_of(tool, "description"));
-  texts.emplace_back("title", text_of(tool, "title"));
+  texts.emplace_back("description", text_member(tool, "description"));
+  texts.emplace_back("title", text_member(tool, "title"));
   for (const char* schema_key : {"inputSchema", "outputSchema"}) {
     const auto schema = tool.find(schema_key);
     if (schema == tool.end() || !schema->is_object()) continue;
@@ -99,8 +94,8 @@ std::optional<secret_move> secret_leaves_for_host(const json& tool) {
     if (props == schema->end() || !props->is_object()) continue;
     for (auto p = props->begin(); p != props->end(); ++p) {
       const std::string where = std::string(schema_key) + ".properties." + p.key();
-      texts.emplace_back(where + ".description", text_of(*p, "description"));
-      texts.emplace_back(where + ".default", text_of(*p, "default"));
+      texts.emplace_back(where + ".description", text_member(*p, "description"));
+      texts.emplace_back(where + ".default", text_member(*p, "default"));
     }
   }
   std::string host;
@@ -129,7 +124,7 @@ std::optional<secret_move> secret_leaves_for_host(const json& tool) {
   };
   const std::string first_sentence = sentence_at(texts.front().second, 0);
   for (const auto& c : cargoes) {
-    if (re2::RE2::PartialMatch(text_of(tool, "name"), c.own_name) || re2::RE2::PartialMatch(first_sentence, c.own_function)) continue;
+    if (re2::RE2::PartialMatch(text_member(tool, "name"), c.own_name) || re2::RE2::PartialMatch(first_sentence, c.own_function)) continue;
     for (const auto& [where, text] : texts) {
       re2::StringPiece whole(text);
       re2::StringPiece input = whole;

@@ -31,12 +31,12 @@ result<json> array_member(const json& document, const char* key) {
   return *found;
 }
 
-std::string string_member(const json& object, const char* key) {
-  auto found = object.find(key);
+}  // namespace
+
+std::string text_member(const json& object, const char* key) {
+  const auto found = object.is_object() ? object.find(key) : object.end();
   return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
 }
-
-}  // namespace
 
 result<server_surface> from_manifest(const json& document) {
   server_surface surface;
@@ -49,10 +49,10 @@ result<server_surface> from_manifest(const json& document) {
   auto server = document.find("server");
   if (server != document.end() && !server->is_null()) {
     if (!server->is_object()) return error{"manifest member 'server' must be an object"};
-    surface.name = string_member(*server, "name");
-    surface.version = string_member(*server, "version");
-    surface.protocol_version = string_member(*server, "protocolVersion");
-    surface.identity = string_member(*server, "identity");
+    surface.name = text_member(*server, "name");
+    surface.version = text_member(*server, "version");
+    surface.protocol_version = text_member(*server, "protocolVersion");
+    surface.identity = text_member(*server, "identity");
     if (auto it = server->find("instructions"); it != server->end() && it->is_string())
       surface.instructions = it->get<std::string>();
     if (auto it = server->find("capabilities"); it != server->end() && it->is_object())

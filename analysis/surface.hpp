@@ -34,6 +34,9 @@ nlohmann::json to_manifest(const server_surface& surface);
 // of tools. Errors name the offending member.
 result<server_surface> from_manifest(const nlohmann::json& document);
 
+// A JSON object's string member, or "" when it is missing or not a string.
+std::string text_member(const nlohmann::json& object, const char* key);
+
 // Locations inside a manifest, as findings give them ("tools[3].inputSchema.properties.note"): a
 // member segment is .name when the name is a plain identifier and ["..."] otherwise.
 std::string member_path(std::string_view key);
