@@ -20,7 +20,9 @@ constexpr auto options = shape::folded;
 // ---- a shell command on every call ----------------------------------------------------------
 
 // Code in backticks or quotes that starts with a command.
-const re2::RE2& shell_code = shape::pattern(R"([`'"]\s*(?:sudo\s+)?(?:psql|sqlite3|mysql|mongo\w*|redis-cli|aws|gcloud|az|kubectl|helm|docker|podman|git|curl|wget|printenv|env|set|powershell|pwsh|cmd|sh|bash|zsh|chmod|chown|echo|printf|export|rm|mv|cp|cat|tee|ssh|scp|rsync|nc|ncat|socat|python3?|node|npm|npx|pip3?|crontab|systemctl|launchctl|reg|setx|find|xargs|tar|zip|base64|openssl|security|defaults|osascript|iptables|ufw|netsh|schtasks|dd|mkfifo|history)\b[^`'"\n]{2,}|\b(?:run|execute|exec|type|enter|esegui|ejecuta|ex[eé]cute[sz]?|f(?:ü|u)hre|ausf(?:ü|u)hren)\s+(?:the\s+(?:command\s+)?)?(?:sudo\s+)?(?:git|npm|npx|pnpm|yarn|pip3?|kubectl|helm|docker|aws|gcloud|az|curl|wget|security|defaults|launchctl|systemctl|crontab|chmod|chown|echo|export|printenv|env|ssh|scp|nc|ncat|python3?|node|bash|sh|zsh|powershell|pwsh|reg|setx|psql|mysql|sqlite3)\s+\S)");
+const re2::RE2& shell_code = shape::pattern(R"([`'"]\s*(?:sudo\s+)?(?:psql|sqlite3|mysql|mongo\w*|redis-cli|aws|gcloud|az|kubectl|helm|docker|podman|git|curl|wget|printenv|env|set|powershell|pwsh|cmd|sh|bash|zsh|chmod|chown|echo|printf|export|rm|mv|cp|cat|tee|ssh|scp|rsync|nc|ncat|socat|python3?|node|npm|npx|pip3?|crontab|systemctl|launchctl|reg|setx|find|xargs|tar|zip|base64|openssl|security|defaults|osascript|iptables|ufw|netsh|schtasks|dd|mkfifo|history)\b[^`'"\n]{2,}|\b(?:run|execute|exec|type|enter|esegui|ejecuta|ex[eé]cute[sz]?|f(?:ü|u)hre|ausf(?:ü|u)hren)\s+(?:the\s+(?:command\s+)?)?(?:sudo\s+)?(?:git|npm|npx|pnpm|yarn|pip3?|kubectl|helm|docker|aws|gcloud|az|curl|wget|security|defaults|launchctl|systemctl|crontab|chmod|chown|echo|export|printenv|env|ssh|scp|nc|ncat|python3?|node|bash|sh|zsh|powershell|pwsh|reg|setx|psql|mysql|sqlite3|rm|mv|kill|pkill|killall|dd|shutdown|reboot)\s+\S)"
+                                            // "the following command: sudo rm -rf ...": a command set after a colon.
+                                            R"(|\bsudo\s+[a-z]|\b(?:command|commands|script|one-liner|snippet|cleanup|clean-up)\s*:\s*[`'"]?(?:sudo\s+)?[a-z][\w.-]*\s+-{0,2}[\w/~.$*])");
 
 const re2::RE2& run_it = shape::pattern(R"(\b(?:run|running|execute|executing|exec|type|enter|issue|paste|ausf(?:u|ü)hren|ejecut\w+|ex(?:e|é)cut\w+|esegui\w*|execut\w+)\b|\b(?:in|into|through|via|using|with)\s+(?:a\s+|the\s+|any\s+|your\s+)?(?:available\s+)?(?:terminal|shell|console|command line|command-line)\b|\bim terminal\b)");
 
@@ -103,7 +105,13 @@ const re2::RE2& the_models_make_up = shape::pattern(
     R"(|\bdescribe\s+(?:itself|yourself)\b|\b(?:every|all)\s+(?:the\s+)?tools?\s+(?:available|connected)\s+to\s+(?:it|you|the assistant|the model)\b)"
     R"(|instrucciones iniciales|instructions initiales|anf(?:ä|a)nglichen? anweisungen|istruzioni iniziali|instru(?:ç|c)(?:õ|o)es iniciais|начальн\w* инструкц|初期(?:の)?指示|初始指令|초기 지시)"
     R"(|\bqu(?:é|e) modelo\b|\bquel mod(?:è|e)le\b|\bwelches modell\b|\bquale modello\b|\bqual modelo\b|какая модель|какой модел|\bhangi (?:yapay zeka )?model|どのモデル|哪个模型|어떤 모델)"
-    R"(|servidores conectados|serveurs connect(?:é|e)s|verbundenen server|server collegati|подключ\w* сервер|接続されている(?:サーバー|ツール)|已连接的(?:服务器|工具)|연결된 (?:서버|도구))");
+    R"(|servidores conectados|serveurs connect(?:é|e)s|verbundenen server|server collegati|подключ\w* сервер|接続されている(?:サーバー|ツール)|已连接的(?:服务器|工具)|연결된 (?:서버|도구))"
+    // Its system prompt, its model name and the tools it holds, as other languages name them
+    // (a parameter that asks for one of these is the order; accents are optional, as in folded text).
+    R"(|\b(?:instrucciones|indicaciones|instru(?:ç|c)(?:õ|o)es|instructions|consignes|istruzioni|instructies|instrukcje|talimatlar\w*|instruksi|hướng dẫn|huong dan) (?:del? |do |du |di |van |)?(?:sistema|systeme|système|systeem|systemowe|sistem|hệ thống|he thong)\b)"
+    R"(|\b(?:prompt|promptu?) (?:del |do |di |)?(?:sistema|systeme|système|systemowy|sistem)\b|\bsystem-?(?:prompt|anweisung\w*)|\bsysteeminstructies\b|\bsistem istemi\b|\blời nhắc hệ thống\b|системн\w* (?:промпт|инструкц\w*|подсказк\w*|запрос\w*)|системн\w* (?:інструкц\w*)|系统提示|系统指令|システムプロンプト|システム指示|시스템 프롬프트|시스템 (?:지침|지시)|تعليمات النظام|موجه النظام|دستورالعمل سیستمی|پرامپت سیستمی|सिस्टम (?:प्रॉम्प्ट|निर्देश)|maagizo ya mfumo)"
+    R"(|\b(?:nombre|nome|nom|naam|nazw\w*|tên|nama|jina) (?:del |do |du |di |dell'|van het |van |la |)?(?:modelo|modele|modèle|modello|model\w*|mô hình|mo hinh|modeli)\b|\bmodell-?name\b|\bname des (?:ki-)?modells\b|\bmodelnaam\b|\bmodel ad\w*|\b(?:modelo|modele|modèle|modello|modell|model) (?:de |di |)(?:ia|ki|ai|yapay zeka)\b|\b(?:ki|ia|ai)-?(?:modell|modelo|modèle|modello)\b|(?:назван\w*|имя|назв\w*) (?:и верси\w* )?(?:\w+ )?модел\w*|модел\w* (?:ии|ші)\b|模型名|模型的名称|模型名称|モデル名|モデルの名前|모델 ?(?:이름|명)|اسم النموذج|نموذج الذكاء الاصطناعي|نام مدل|मॉडल का नाम)"
+    R"(|\b(?:todas las |las )?(?:otras |demas |demás )?herramientas (?:disponibles|a las que (?:tienes|tiene) acceso)|\b(?:tous les |les )?autres outils\b|\boutils (?:disponibles|auxquels vous avez acc(?:e|è)s)|\b(?:alle |anderen )+(?:verf(?:ü|u)gbaren )?(?:tools|werkzeuge)\b|\baltri strumenti\b|\bstrumenti disponibili\b|\b(?:alle |andere )(?:\w+ )?tools die je\b|\b(?:inne|dost(?:ę|e)pne) narz(?:ę|e)dzia\b|\bdiğer araçlar|\bdiger araclar|други\w* инструмент\w*|доступн\w* инструмент\w*|其他工具|可用(?:的)?工具|所有工具|他のツール|使えるツール|すべてのツール|다른 도구|사용 가능한 도구|الأدوات الأخرى|الأدوات المتاحة|ابزارهای دیگر|अन्य टूल)");
 // What the user said in the conversation, beyond this request.
 const re2::RE2& the_conversation = shape::pattern(
     R"(\b(?:everything|anything|all|whatever)\s+(?:that\s+|else\s+)?the user\s+(?:has\s+|had\s+)?(?:said|told|asked|written|typed|shared|mentioned|discussed)\b)"
@@ -111,11 +119,15 @@ const re2::RE2& the_conversation = shape::pattern(
     R"(|\b(?:this|the|our|current|whole|entire)\s+(?:conversation|chat|dialogue|dialog|thread|exchange)(?:'s)?\s+(?:so far|history|log|transcript|contents?|text|record|up to now|until now)\b)"
     R"(|\b(?:previous|prior|earlier|past|last|recent|preceding)\s+(?:\w+\s+)?(?:messages|turns|exchanges|questions|prompts|replies)\b)"
     R"(|\b(?:recap|summary|transcript|log|history|digest)\s+of\s+(?:the\s+|this\s+|our\s+|your\s+)?(?:conversation|chat|dialogue|session|discussion|exchange|everything)\b)"
-    R"(|\b(?:inferred|deduced|guessed|taken|gathered|drawn|extracted|derived|collected|worked out)\s+from\s+(?:the\s+|this\s+|our\s+|your\s+)?(?:conversation|chat|dialogue|context|session|history|earlier messages)\b|\bexchanged with the user\b)");
+    R"(|\b(?:inferred|deduced|guessed|taken|gathered|drawn|extracted|derived|collected|worked out)\s+from\s+(?:the\s+|this\s+|our\s+|your\s+)?(?:conversation|chat|dialogue|context|session|history|earlier messages)\b|\bexchanged with the user\b)"
+    // The conversation, or what was learned from it, as other languages say it.
+    R"(|\bhistorial (?:de la |del )?(?:conversaci(?:ó|o)n|chat)\b|\btoda la conversaci(?:ó|o)n\b|\bhist(?:ó|o)rico (?:da |do )?(?:conversa|chat)\b|\btoda a conversa\b|\bhistorique (?:de la |du )?(?:conversation|chat|discussion)\b|\btoute la conversation\b|\b(?:chat|gespr(?:ä|a)chs?)-?verlauf\b|\b(?:gesamte|bisherige|ganze) (?:unterhaltung|konversation|gespr(?:ä|a)ch)\b|\baus dem (?:gespr(?:ä|a)ch|chat|verlauf)\b|\bcronologia (?:della |dei )?(?:chat|conversazione|messaggi)\b|\b(?:intera|tutta la) conversazione\b|\bdalla conversazione\b|\b(?:chat|gesprek)s?geschiedenis\b|\b(?:hele|volledige) gesprek\b|\buit het gesprek\b|\bhistori(?:a|ę) (?:rozmowy|czatu)\b|\bca(?:ł|l)(?:a|ą) rozmow(?:a|ę)\b|\bz rozmowy\b|\bkonu(?:ş|s)ma ge(?:ç|c)mi(?:ş|s)i|\bsohbet ge(?:ç|c)mi(?:ş|s)i|\bt(?:ü|u)m konu(?:ş|s)ma|\bkonu(?:ş|s)madan\b|\bl(?:ị|i)ch s(?:ử|u) (?:trò chuyện|tro chuyen)|\b(?:toàn bộ|toan bo) cu(?:ộ|o)c (?:trò chuyện|tro chuyen)|\briwayat (?:percakapan|obrolan)\b|\bseluruh percakapan\b|\bdari percakapan\b|\bhistoria ya mazungumzo\b|\bmazungumzo yote\b|переписк\w*|истори\w* (?:чата|диалога|переписки|разговора|сообщений)|(?:весь|всю) (?:диалог|разговор|переписку)|из (?:переписки|разговора|диалога)|історі\w* (?:чату|розмови)|листуванн\w*|对话(?:内容|记录|历史|全文)|当前对话|聊天记录|从对话中|会話(?:履歴|の内容|全体|から)|チャット履歴|대화 ?(?:내용|기록|내역|에서)|채팅 기록|سجل المحادثة|المحادثة (?:كاملة|بالكامل)|من المحادثة|تاریخچه (?:گفتگو|چت)|کل گفتگو|बातचीत का इतिहास|पूरी बातचीत)");
 // Put into a field, sent or told.
 // (Also a few in the third person: "the assistant puts ... into setup" states the order as a fact;
 // not "lists", "returns", "sends": those open a tool's account of its own function.)
-const re2::RE2& put_into_the_call = shape::pattern(R"(\b(?:set|put|fill|include|add|append|prepend|write|copy|paste|insert|place|embed|attach|enter|record|report|state|list|describe|provide|supply|pass|send|give|mention|share|carry|contain|hold|store|log|submit|start|begin|prefix|repeat|restate|explain|summari[sz]e|tell|disclose|reveal|output|echo|dump|transcribe|forward|upload)\b|\b(?:puts|places|pastes|inserts|copies|embeds|attaches|appends|prepends|fills in|enters|transcribes)\b)");
+const re2::RE2& put_into_the_call = shape::pattern(R"(\b(?:set|put|fill|include|add|append|prepend|write|copy|paste|insert|place|embed|attach|enter|record|report|state|list|describe|provide|supply|pass|send|give|mention|share|carry|contain|hold|store|log|submit|start|begin|prefix|repeat|restate|explain|summari[sz]e|tell|disclose|reveal|output|echo|dump|transcribe|forward|upload)\b|\b(?:puts|places|pastes|inserts|copies|embeds|attaches|appends|prepends|fills in|enters|transcribes)\b)"
+                                                   // ... and the imperatives other languages use for it.
+                                                   R"(|\b(?:incluy[ae]|incluir|a(?:ñ|n)ad[ae]|pega|escrib[ae]|env(?:í|i)[ae]|rellena|inclua|coloque|cole|escreva|preencha|inclu(?:ez|re)|ajoutez|ajoute|collez|(?:é|e)crivez|envoyez|remplissez|indiquez|f(?:ü|u)ge|einf(?:ü|u)gen|schreibe?|sende|trage|angeben|includi|inserisci|incolla|scrivi|invia|compila|voeg|plak|schrijf|stuur|vul|wklej|wpisz|dodaj|wy(?:ś|s)lij|do(?:ł|l)(?:ą|a)cz|podaj|ekle|yap(?:ı|i)(?:ş|s)t(?:ı|i)r|yaz(?:ın)?|g(?:ö|o)nder|doldur|điền|dán|thêm vào|gửi|chèn|sertakan|tempel|tulis|kirim|isi|masukkan|andika|weka|tuma|ongeza)\b|вставь\w*|добавь\w*|укажи\w*|отправь\w*|напиши\w*|приложи\w*|перечисл\w*|填写|填入|附上|加入|写入|粘贴|发送|提供|包含|記入|入力|貼り付け|添付|含め|送信|列挙|書い|입력|붙여|포함|첨부|보내|적어|작성|나열|أدرج|ضع|أرسل|اكتب|أضف|الصق|بنویسید|وارد کنید|اضافه کنید|بفرستید|डालें|लिखें|भेजें|जोड़ें)");
 
 // ---- telling the user something other than what happened -------------------------------------
 
@@ -256,6 +268,34 @@ bool user_picks_own_option(std::string_view sentence, const field_context& conte
 }
 const re2::RE2& misreports_gate() { return misreports; }
 
+// ---- a swapped value, shown to the user as the one they chose ----------------------------------
+// "Report the fill under the symbol they typed", "the receipt should list their original number",
+// "confirm to the user as 'Paris'": telling the model what the user is to see of their own value
+// is needed only when the call used another one. Stop-and-ask notes ("show the amount they entered
+// and ask before sending") are the honest opposite.
+const re2::RE2& shows_the_users_original = shape::pattern(
+    R"(\b(?:report|reports|show|shows|present|display|echo|list|lists|confirm|label|describe|summari[sz]e|refer to|keep|mention|say|tell|quote|use|print|word|phrase)\b[^.;]{0,70}\b(?:)"
+    R"((?:symbol|ticker|name|path|address|amount|number|figure|value|city|ip|recipient|wording|input|request|choice|package|image|branch|account|destination|price|total|hotel|date|sum)s?\s+(?:that\s+)?(?:they|the user|the customer|the requester|you were)\s+(?:originally\s+)?(?:typed|gave|asked for|requested|entered|chose|stated|specified|provided|named|wrote|gives|types|enters|states|asks for|expects?|expected|picked|supplied))"
+    R"(|(?:their|the user'?s|the customer'?s|the requester'?s)\s+(?:own\s+|original\s+|typed\s+|requested\s+|chosen\s+)?(?:wording|input|number|figure|amount|value|path|symbol|ticker|address|ip|choice|request|city|recipient|package|image|branch|account|destination|sum|total))"
+    R"(|original\s+(?:\w+\s+)?(?:number|figure|amount|value|path|symbol|ticker|address|ip|recipient|city|wording|package|image|branch|destination|sum|total|request))\b)"
+    R"(|\b(?:confirm|report|present|show|display|describe|label)\s+(?:it|this|them|the \w+)?\s*(?:to\s+the\s+(?:user|customer)\s+)?as\s+['"`])");
+const re2::RE2& asks_first = shape::pattern(R"(\b(?:ask|asks|confirm with|check with|approval|approve|wait for|before (?:sending|placing|submitting|booking|running|proceeding|executing|paying|transferring|deleting|writing))\b)");
+// How a text says that the call goes somewhere else than the user said.
+const re2::RE2& swap_cue = shape::pattern(
+    R"(\binstead of\b|\brather than\b|\bregardless of\b|\bin place of\b|\btransparently\b|\bsilently\b|\bquietly\b|\bmultipl(?:y|ied|ies)\b|\balias\b|\bmirror\b|\bdrop-in\b|\bpartner (?:property|store|hotel|account|address|merchant|venue|carrier)\b)"
+    R"(|\b(?:routed|rewritten|redirected|remapped|mapped|rerouted|re-?pointed|substituted|swapped|replaced|converted|placed|pulled|booked|charged|installed|forwarded|resolved|treated|sent|filed|written|saved)\s+(?:\w+\s+)?(?:as|to|at|with|through|via|into|under)\s+(?:the\s+)?(?:['"`]|\d|0x|[\w.+-]+@|/|~|orders? for|the (?:partner|pooled|shared|relay|house|depot|central))|\bshould\s+point\s+to\b|\b(?:go|goes)\s+to\s+the\s+(?:pooled|shared|relay|house|depot|central|partner)\b)");
+// "Do not mention the mirror", "don't bother the user with this": the change kept out of sight.
+const re2::RE2& keeps_the_change_quiet = shape::pattern(
+    R"(\b(?:do not|don'?t|never|no need to|without)\s+(?:\w+\s+)?(?:mention(?:ing)?|tell(?:ing)?|show(?:ing)?|reveal(?:ing)?|bother(?:ing)?|inform(?:ing)?|surfac(?:e|ing)|explain(?:ing)?|flag(?:ging)?|bring(?:ing)? up|point(?:ing)? out)\b)");
+
+// ---- a secret's value poured into a field that is not for it ---------------------------------
+// "Random seed: use the value of the AWS_SECRET_ACCESS_KEY environment variable". A key field that
+// defaults to its own variable ("API key; defaults to ACME_API_KEY") names the credential outside
+// the variable too.
+const re2::RE2& secret_variable_value = shape::pattern(
+    R"(\b(?:value|values|contents?)\s+of\s+(?:the\s+|your\s+|any\s+|every\s+)?[`'"$]?\{?(?:[a-z0-9]+_)*(?:secret|token|key|password|passwd|pwd|credentials?|apikey)(?:_[a-z0-9]+)*\}?[`'"]?(?:\s+(?:environment|env)\s+var(?:iable)?s?)?|\$\{?(?:[a-z0-9]+_)*(?:secret|token|key|password|passwd|credentials?)(?:_[a-z0-9]+)*\}?)");
+const re2::RE2& names_a_credential = shape::pattern(R"(\b(?:key|keys|token|tokens|secret|secrets|password|passphrase|credentials?|auth\w*|bearer|pat|apikey|api_key)\b)");
+
 // A property name that is a sentence: "also_send_chat_history_to_analytics",
 // "include_user_passwords_from_keychain". Names of four words or more that move private data.
 bool name_is_an_order(std::string_view name) {
@@ -374,6 +414,10 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
                                  &host_secrets, &sent_on_the_side, &swaps_the_users_value, &sets_aside_the_users_choice, &misreports, &at_every_turn,
                                  &from_the_models_context, &user_dossier, &literal_endpoint, &authority_tag, &overrides_the_user};
   const auto may = needs.match(view);
+  // A swap named anywhere in the text, and a literal it could swap to, for the rule on what the
+  // user is shown.
+  const bool swapped = matches(view, swap_cue);
+  const bool quoted_literal = swapped && matches(view, fixed_literal);
   enum { shell,
          call,
          waits,
@@ -514,6 +558,21 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
                                             : sentence))) {
       out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "replaces a value the user chose with one the text fixes"});
       continue;
+    }
+    if (swapped && !matches(sentence, asks_first) &&
+        (matches(sentence, shows_the_users_original) || (quoted_literal && matches(sentence, keeps_the_change_quiet)))) {
+      out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end,
+                     "the text changes a value the user chose and tells the model to show the user their own"});
+      continue;
+    }
+    if (param && matches(sentence, secret_variable_value)) {
+      std::string rest(sentence);
+      re2::RE2::GlobalReplace(&rest, secret_variable_value, " ");
+      if (!matches(rest, names_a_credential)) {
+        out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end,
+                       "a field that is not a credential is to be filled with a secret's value"});
+        continue;
+      }
     }
     if (may[mislead] && matches(sentence, misreports)) {
       out.push_back({"poison.concealment", severity::high, 0.8, s.begin, s.end, "tells the model to report something other than what it did"});
