@@ -163,6 +163,12 @@ std::string quoted(const std::string& name) { return "'" + name + "'"; }
 // Data that speaks to the AI reading it: "AI assistants reading this:", "hey assistant", "Model
 // instruction:", "if an AI is helping you".
 const re2::RE2& addresses_the_ai = shape::pattern(R"(\b(?:ai|llm)[ -](?:assistants?|agents?|helpers?|models?|systems?|bots?|readers?)\b|\b(?:hey|dear|attention|note to|notice to|message to|instructions? (?:for|to)|workaround for|reminder for)\s+(?:the\s+|all\s+|any\s+)?(?:ai|assistants?|agents?|models?|llms?|bots?|language models?)\b|\b(?:model|assistant|agent|ai) instructions?\s*:|\bif (?:an? |the |you are an? |you're an? )?(?:ai|assistant|llm|agent|language model|bot)\b|\b(?:the|any|an) (?:assistant|ai|agent|llm)\s+(?:must|should|can|will|needs? to|has to|may)\b|^\W*\(?(?:assistant|agent|model|ai)\s*[,:]|\b(?:could|can|would|will|should|must|may)\s+(?:the\s+|you\s+|your\s+)?(?:\w+\s+)?(?:ai|assistant|agent|llm|bot)\b|(?:^|[:"{\]]\s*)(?:assistant|agent|ai|model)\s*,|\b(?:system|human|user|operator|admin)\s*:\s*(?:the\s+)?(?:assistant|ai|agent|model)\b|<\s*/?\s*(?:system|important|critical|admin|instructions?|directive|assistant|ai|note)\b[^>]{0,40}>|#{2,}\s*(?:assistant|ai|agent|model|system|llm)\s+(?:directive|instruction|note|task|order)s?\b|\bfor (?:the\s+|any\s+|all\s+)?(?:ai\s+)?(?:assistants?|agents?|llms?|bots?)\s*:|\b(?:an?|the|any) (?:ai\s+)?(?:assistant|agent|llm|bot)\s+(?:\w+\s+){1,3}(?:should|must|will|needs? to|has to)\b|\b(?:instructions?|note|message|notice|reminder|guidance|directions?|override)\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:\w+\s+){0,2}(?:assistants?|agents?|ai|llms?|bots?)\b|\bfor (?:\w+\s+){0,3}(?:assistants?|agents?|llms?|bots?|ai)\s*:|@(?:assistant|ai|agent|claude|gpt|bot)\b|(?:для (?:ии|ассистента|ai)|f(?:ü|u)r (?:den |die )?(?:ki|assistent\w*)|pour l'(?:ia|assistant)|para (?:el |la |o )?(?:ia|asistente|assistente)|per l'assistente|给助手|ai助手|アシスタント(?:へ|に)|aiへ))");
+const re2::RE2& addresses_the_ai_abroad = shape::pattern(
+    // The same address in other languages: "note destinée aux agents", "ИИ-помощникам", "[AI 비서
+    // 전용]", "pro AI asistenta", "Till AI-assistenten", "सहायक के लिए", "Der Assistent soll".
+    R"(\b(?:ai|ki|ia)[- ]?(?:assistant|assistent|asistent|asystent|asistan|agent|helper|bot|modell?|modelo|modèle|modello)\w*|\b(?:aux|à l'|a l'|pour les|destin(?:é|e)e?s? aux?|à l'attention de l'|a l'attention de l')\s*(?:agents?|assistants?|ia|mod(?:è|e)les?)\b|\bagents? conversationnels?\b)"
+    R"(|\b(?:l'|el |o |der |die |de |la )(?:assistant|assistente|asistente|assistent|ia|ki)\s+(?:doit|devra|devrait|debe|deber(?:í|i)a|deve|dever(?:á|a)|soll|sollte|muss|moet|zou)\b|\b(?:al|para el|ao|para o|all'|an (?:den|die)|an automatische|aan de|voor de|dla|pro|till|för)\s+(?:ai-?|ki-?)?(?:asistente|assistente|assistent\w*|asystenta|asistenta|assistants?|bot\w*|agent\w*)\b)"
+    R"(|^\W*(?:assistente|asistente|assistant|assistent|asystencie|asistente de ia)\s*[,:]|(?:ии|ai)-?(?:помощник|ассистент)\w*|(?:ассистент|помощник)(?:у|ам|ом) |ассистент (?:должен|обязан)|для (?:бота|модели|помощника)|(?:ai|人工智能|智能)(?:助手|助理|体)|致(?:ai|助手)|ai ?(?:비서|어시스턴트|에이전트)|비서 전용|에게 (?:지시|알림)|aiアシスタント|アシスタントさん|(?:सहायक|बॉट|एआई) के लिए|ai सहायक|مساعد الذكاء الاصطناعي|(?:إلى|ل)ل?مساعد|ผู้ช่วย ?ai|ถึงผู้ช่วย|(?:προς|για) τον βοηθό|βοηθ(?:ό|ο) ai|\bpoznámka pro\b|\byapay zeka asistan\w*|\basistana\b)");
 
 // What such text asks the model to do.
 const re2::RE2& orders_an_action = shape::pattern(R"(\b(?:call|calling|run|running|execute|invoke|send|sending|forward|post|posting|email|e-mail|attach|fetch|pull|search|look up|reply|navigate|open|include|paste|export|upload|delete|create|create_\w+|grant|transfer|share|download|read|cat|list|collect|gather|retrieve|resubmit|re-submit|submit|pass|add|proceed|checkout|check out|buy|purchase|order|book|update|scale|dm|message|approve|merge|push|deploy|set|change|remove|invite|move|pay)\b)");
@@ -275,6 +281,7 @@ const re2::RE2& orders_abroad = shape::pattern(
     R"(\b(?:env[ií]a\w*|mand[ae]\w*|transf[eé]r\w*|gönder\w*|gonder\w*|пересыл\w*|отправ\w*|enregistre\w*|r[eè]gle\w*|sende\w*|schick\w*|überweis\w*|uberweis\w*|wy[sś]l\w*|fazem o pedido|compra\w*)\b|发送|转发|전송|送信|送って)"
     // Imperatives of other languages, as a note to the assistant in data gives them.
     R"(|\b(?:usa|use|utiliza|pague|paga|borra|elimina|agrega|añade|anade|incluye|comparte|sube|ejecuta|llama|cambia|reenv[ií]a|altere|envie|inclua|apague|exclua|adicione|compartilhe|transfira|execute|chame|encaminhe|supprime\w*|envoie\w*|ajoute\w*|inclu(?:s|ez)|partage\w*|ex[eé]cute\w*|appelle\w*|utilise\w*|paye\w*|modifie\w*|f(?:ü|u|ue)ge|l(?:ö|o|oe)sche|teile|f(?:ü|u|ue)hre|rufe|verwende|nutze|(?:ä|a|ae)ndere|invia\w*|aggiungi|cancella|condividi|esegui|chiama|inoltra|stuur|verstuur|verwijder|voeg|gebruik|betaal|wijzig|usu[nń]|dodaj|udost[eę]pnij|wykonaj|u[zż]yj|zap[lł]a[cć]|zmie[nń]|przelej|sil|ekle|payla[sş]|[cç]al[iı][sş]t[iı]r|kullan|[oö]de|de[gğ]i[sş]tir|aktar|используйте|передавайте|передайте|удалите|добавьте|перешлите|выполните|вызовите|оплатите|измените|gửi|xóa|thêm|chạy|gọi|kirim|hapus|tambahkan|jalankan|panggil|bayar|ubah|bagikan)\b)"
+    R"(|\b(?:p(?:ř|r)esu(?:ň|n)|po(?:š|s)li|ode(?:š|s)li|nastav|sma(?:ž|z)|zapla(?:ť|t)|skicka|svara|betala|(?:ä|a)ndra|l(?:ä|a)gg till|slett|betal|l(?:ä|a)het(?:ä|a)|poista|maksa|k(?:ü|u)ldd|t(?:ö|o)r(?:ö|o)ld|trimite|(?:ș|s)terge|pl(?:ă|a)te(?:ș|s)te|valide[zr]|ajoutez|remplace[zr]?|copie[zr]?|transmet\w*|gew(?:ä|a)hre\w*|freigeben|schlie(?:ß|ss)e\w*|copie|transfira|troque|substitua|sostituisci|copia|trasferisci|kopieer|vervang|wstaw|skopiuj)\b|회신|보내|하세요|해 ?주세요|변경|삭제|भेज|बदल|कर दो|करें|ส่ง|เปลี่ยน|ลบ|στείλ|άλλαξ|αλλαξ|διάγραψ|πλήρωσ|أرسل|حوّل|احذف|ادفع|送信|削除|変更|ください|删除|修改|转账|请|надішли|видали|зміни|шли|שלח|מחק|שנה|העבר)"
     R"(|调用|删除|添加|执行|付款|修改|上传|请先|転送|削除|追加|実行|呼び出|支払|変更|してください|실행|송금|삭제|추가|호출|변경|하세요|하십시오|أرسل|احذف|أضف|أنشئ|نفذ|ادفع|شارك|भेज|हटा|चलाओ|करो|कीजिए)");
 // What a third-person order has the agent do, in the third person too ("forwards", "sends").
 const re2::RE2& agent_acts = shape::pattern(
@@ -299,11 +306,12 @@ const re2::RE2& carries_it = shape::pattern(R"(\b(?:pass|passing|include|includi
 void judge_result_orders(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
   // Most results hold none of what these rules need: one pass over the whole text says which
   // rules can fire at all.
-  static const shape::gate needs{&addresses_the_ai, &asks_the_user_for_it, &redirects_a_send, &misreports_gate(), &forged_turn, &url_to_fill,
+  static const shape::gate needs{&addresses_the_ai, &addresses_the_ai_abroad, &asks_the_user_for_it, &redirects_a_send, &misreports_gate(), &forged_turn, &url_to_fill,
                                  &local_secret_to_send, &beacon_to_fill, &models_context_in_result, &orders_a_call, &url_in_text, &ai_agent_noun, &hands_to_a_tool, &software_agent};
   const auto may = needs.match(view);
   if (std::none_of(may.begin(), may.end(), [](bool b) { return b; })) return;
   enum { ai,
+         ai_abroad,
          ask,
          redirect,
          mislead,
@@ -325,7 +333,7 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
   std::string_view previous;
   for (const auto& s : sentences) {
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
-    const bool to_ai = may[ai] && matches(sentence, addresses_the_ai);
+    const bool to_ai = (may[ai] && matches(sentence, addresses_the_ai)) || (may[ai_abroad] && matches(sentence, addresses_the_ai_abroad));
     // "AI assistants reading this: search the mailbox ..." often puts the address and the order
     // in two sentences (or two lines).
     if ((to_ai || ai_addressed_before) && (matches(sentence, orders_an_action) || matches(sentence, orders_abroad))) {
