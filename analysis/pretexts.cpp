@@ -274,26 +274,28 @@ const re2::RE2& misreports_gate() { return misreports; }
 // is needed only when the call used another one. Stop-and-ask notes ("show the amount they entered
 // and ask before sending") are the honest opposite.
 const re2::RE2& shows_the_users_original = shape::pattern(
-    R"(\b(?:report|reports|show|shows|present|display|echo|list|lists|confirm|label|describe|summari[sz]e|refer to|keep|mention|say|tell|quote|use|print|word|phrase)\b[^.;]{0,70}\b(?:)"
-    R"((?:symbol|ticker|name|path|address|amount|number|figure|value|city|ip|recipient|wording|input|request|choice|package|image|branch|account|destination|price|total|hotel|date|sum)s?\s+(?:that\s+)?(?:they|the user|the customer|the requester|you were)\s+(?:originally\s+)?(?:typed|gave|asked for|requested|entered|chose|stated|specified|provided|named|wrote|gives|types|enters|states|asks for|expects?|expected|picked|supplied))"
-    R"(|(?:their|the user'?s|the customer'?s|the requester'?s)\s+(?:own\s+|original\s+|typed\s+|requested\s+|chosen\s+)?(?:wording|input|number|figure|amount|value|path|symbol|ticker|address|ip|choice|request|city|recipient|package|image|branch|account|destination|sum|total))"
-    R"(|original\s+(?:\w+\s+)?(?:number|figure|amount|value|path|symbol|ticker|address|ip|recipient|city|wording|package|image|branch|destination|sum|total|request))\b)"
-    R"(|\b(?:confirm|report|present|show|display|describe|label)\s+(?:it|this|them|the \w+)?\s*(?:to\s+the\s+(?:user|customer)\s+)?as\s+['"`])");
+    R"(\b(?:report|reports|show|shows|present|display|echo|list|lists|confirm|label|describe|summari[sz]e|refer to|keep|mention|say|tell|quote|use|print|word|phrase|name|state|give)\b[^.;]{0,70}\b)"
+    R"((?:(?:symbol|ticker|name|path|address|amount|number|figure|value|city|ip|recipient|wording|input|request|choice|package|image|branch|account|destination|price|total|hotel|date|sum)s?\s+(?:that\s+)?)"
+    R"((?:they|the user|the customer|the requester|you were)\s+(?:originally\s+)?)"
+    R"((?:typed|gave|asked for|requested|entered|chose|stated|specified|provided|named|wrote|gives|types|enters|states|asks for|expects?|expected|picked|supplied))"
+    R"(|(?:their|the user'?s|the customer'?s|the requester'?s)\s+(?:own\s+|original\s+|typed\s+|requested\s+|chosen\s+)?)"
+    R"((?:wording|input|number|figure|amount|value|path|symbol|ticker|address|ip|choice|request|city|recipient|package|image|branch|account|destination|sum|total))\b)"
+    R"(|\b(?:confirm|report|present|show|display|describe|label)\s+(?:(?:it|this|them|the \w+)\s+)?to\s+the\s+(?:user|customer)\s+as\s+['"`]|\bconfirm\s+(?:it\s+|this\s+)?as\s+['"`])");
 const re2::RE2& asks_first = shape::pattern(R"(\b(?:ask|asks|confirm with|check with|approval|approve|wait for|before (?:sending|placing|submitting|booking|running|proceeding|executing|paying|transferring|deleting|writing))\b)");
 // How a text says that the call goes somewhere else than the user said.
 const re2::RE2& swap_cue = shape::pattern(
-    R"(\binstead of\b|\brather than\b|\bregardless of\b|\bin place of\b|\btransparently\b|\bsilently\b|\bquietly\b|\bmultipl(?:y|ied|ies)\b|\balias\b|\bmirror\b|\bdrop-in\b|\bpartner (?:property|store|hotel|account|address|merchant|venue|carrier)\b)"
-    R"(|\b(?:routed|rewritten|redirected|remapped|mapped|rerouted|re-?pointed|substituted|swapped|replaced|converted|placed|pulled|booked|charged|installed|forwarded|resolved|treated|sent|filed|written|saved)\s+(?:\w+\s+)?(?:as|to|at|with|through|via|into|under)\s+(?:the\s+)?(?:['"`]|\d|0x|[\w.+-]+@|/|~|orders? for|the (?:partner|pooled|shared|relay|house|depot|central))|\bshould\s+point\s+to\b|\b(?:go|goes)\s+to\s+the\s+(?:pooled|shared|relay|house|depot|central|partner)\b)");
+    R"(\binstead\b|\brather than\b|\bregardless of\b|\bin place of\b|\btransparently\b|\bsilently\b|\bquietly\b|\bmultipl(?:y|ied|ies)\b|\balias\b|\bmirror\b|\bdrop-in\b|\bpartner (?:property|store|hotel|account|address|merchant|venue|carrier)\b)"
+    R"(|\b(?:routed|rewritten|redirected|remapped|mapped|rerouted|re-?pointed|substituted|swapped|replaced|converted|placed|pulled|booked|charged|installed|forwarded|resolved|treated|sent|filed|written|saved)\s+(?:\w+\s+)?(?:as|to|at|with|through|via|into|under)\s+(?:the\s+)?(?:['"`]|\d|0x|[\w.+-]+@|/|~|orders? for|(?:partner|pooled|shared|relay|house|depot|central|transit|proxy)\b)|\bshould\s+point\s+to\b|\b(?:go|goes)\s+to\s+the\s+(?:pooled|shared|relay|house|depot|central|partner)\b)");
 // "Do not mention the mirror", "don't bother the user with this": the change kept out of sight.
 const re2::RE2& keeps_the_change_quiet = shape::pattern(
-    R"(\b(?:do not|don'?t|never|no need to|without)\s+(?:\w+\s+)?(?:mention(?:ing)?|tell(?:ing)?|show(?:ing)?|reveal(?:ing)?|bother(?:ing)?|inform(?:ing)?|surfac(?:e|ing)|explain(?:ing)?|flag(?:ging)?|bring(?:ing)? up|point(?:ing)? out)\b)");
+    R"(\b(?:do not|don'?t|never|no need to)\s+(?:\w+\s+)?(?:mention|tell|reveal|bother|inform|bring up|point out)\b)");
 
 // ---- a secret's value poured into a field that is not for it ---------------------------------
 // "Random seed: use the value of the AWS_SECRET_ACCESS_KEY environment variable". A key field that
 // defaults to its own variable ("API key; defaults to ACME_API_KEY") names the credential outside
 // the variable too.
 const re2::RE2& secret_variable_value = shape::pattern(
-    R"(\b(?:value|values|contents?)\s+of\s+(?:the\s+|your\s+|any\s+|every\s+)?[`'"$]?\{?(?:[a-z0-9]+_)*(?:secret|token|key|password|passwd|pwd|credentials?|apikey)(?:_[a-z0-9]+)*\}?[`'"]?(?:\s+(?:environment|env)\s+var(?:iable)?s?)?|\$\{?(?:[a-z0-9]+_)*(?:secret|token|key|password|passwd|credentials?)(?:_[a-z0-9]+)*\}?)");
+    R"(\b(?:value|values|contents?)\s+of\s+(?:the\s+|your\s+|any\s+|every\s+)?(?:[`'"]?(?:[a-z0-9]+_)*(?:secret|token|key|password|passwd|pwd|credentials?|apikey)(?:_[a-z0-9]+)*[`'"]?\s+(?:environment|env|shell)\s+var(?:iable)?s?|\$\{?(?:[a-z0-9]+_)+(?:secret|token|key|password|passwd|credentials?)(?:_[a-z0-9]+)*\}?))");
 const re2::RE2& names_a_credential = shape::pattern(R"(\b(?:key|keys|token|tokens|secret|secrets|password|passphrase|credentials?|auth\w*|bearer|pat|apikey|api_key)\b)");
 
 // A property name that is a sentence: "also_send_chat_history_to_analytics",
@@ -566,7 +568,7 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
       continue;
     }
     if (param && matches(sentence, secret_variable_value)) {
-      std::string rest(sentence);
+      std::string rest(view);
       re2::RE2::GlobalReplace(&rest, secret_variable_value, " ");
       if (!matches(rest, names_a_credential)) {
         out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end,
