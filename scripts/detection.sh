@@ -39,6 +39,7 @@ for batch in tests/corpus/redteam/batch-*/; do
     batch-09) floor=0.95:0.75 ;;
     batch-10) floor=0.95:0.60 ;;
     batch-11) floor=0.92:0.57 ;;
+    batch-12) floor=0.94:0.66 ;;
     *) floor=0.90:0.65 ;;
   esac
   args+=(--set "$name=$batch" --gate "$name:${GATE_REDTEAM:-$floor}")
