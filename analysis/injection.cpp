@@ -369,6 +369,8 @@ void evaluator::discount_opposite_phrasings() {
       // how a tool behaves, not something the model is told to hide.
       R"(|\b(?:secret|credential|token|key|password|passphrase)s?\b[^.\n]{0,80}\b(?:should|must|do|does|will)\s*(?:not|never|n't)\s+(?:be\s+)?(?:displayed|shown|logged|printed|echoed|exposed|display|show|log|print|echo)\b[^.\n]*)"
       R"(|\b(?:will|would|may|can|might)\s+silently\s+(?:fail|be (?:ignored|dropped|skipped|truncated|discarded))\b)"
+      // "Don't bother telling the user the IDs or creation dates": how much of the output to show.
+      R"(|\b(?:do not|don't|never|no need to)\s+(?:bother\s+)?(?:tell|show|list|mention|print|display|include|read out)(?:ing)?\s+(?:the user\s+|them\s+|users\s+)?(?:the\s+)?(?:raw\s+|internal\s+|numeric\s+)?(?:ids?|uuids?|identifiers?|statuses|timestamps|creation dates|dates|columns|metadata|raw json|json)\b[^.\n]*)"
       // "Never repeat it back in chat": a secret the user typed is not echoed.
       R"(|\b(?:never|do not|don't)\s+(?:repeat|echo|print|log)\s+(?:it|them|the (?:new |old )?(?:password|passphrase|secret|token|key|value|code|pin)s?)\b[^.\n]*)",
       bank_options());
@@ -403,7 +405,7 @@ void evaluator::discount_opposite_phrasings() {
   // "Show the user the amount they entered and ask before paying": echoing the user's own value
   // so that they can stop the action is the stop-and-ask note, not a cover story.
   static const re2::RE2 asks_before_acting(
-      R"(\b(?:ask|asks|asking)\s+(?:the user\s+|them\s+)?(?:before|for (?:confirmation|approval)|to confirm)\b[^.\n]*|\bconfirm with the user\b[^.\n]*|\bwait for (?:the user'?s?\s+)?(?:approval|confirmation|go-ahead)\b[^.\n]*)",
+      R"(\b(?:ask|asks|asking)\s+(?:the user\s+|them\s+)?(?:before|for (?:confirmation|approval)|to confirm)\b[^.\n]*|\bask (?:the user|them) to (?:open|enter|visit|sign in|log in|approve|complete|paste)\b[^.\n]*|\bconfirm with the user\b[^.\n]*|\bwait for (?:the user'?s?\s+)?(?:approval|confirmation|go-ahead)\b[^.\n]*)",
       bank_options());
   static const reading readings[] = {{{conceal, conceal_weak}, negated_silence},
                                      {{deceive}, asks_before_acting},
