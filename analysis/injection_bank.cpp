@@ -254,6 +254,10 @@ constexpr pattern_def patterns[] = {
     {shell_danger, R"(\bproxycommand\s+[^\n]*\b(?:nc|ncat|socat)\b|\bgit\s+config\s+(?:--global|--system)\s+(?:core\.hookspath|url\.\S+\.insteadof|credential\.helper\s+['"]?store\b)|\bcore\.hookspath\s+(?:~|\$home|/tmp))"},
     {shell_danger, R"(\$\(\s*(?:cat|curl|wget|env|printenv|whoami|hostname)\b|\b(?:cat|type)\s+(?:~|\$home)?/?\.(?:ssh|aws|env)\b[^\n]*\||\bcrontab\b[^\n]*(?:curl|wget))"},
     {url_data, R"(https?://[^\s"'<>]*[?&][\w.-]+=(?:\{|\$\{|<|%7b|\[|\{\{))"},
+    // A URL or host name put together from the user's data: "'https://px.test/b.gif?u=' + user
+    // email", "<base32 of the user's token>.probe.test".
+    {url_data, R"(https?://[^\s"'<>]*[?&=/]['"`]?\s*\+\s*(?:(?:the\s+)?(?:user'?s?|customer'?s?|their|your)\s+(?:e-?mail|email address|name|full name|query|question|prompt|messages?|conversation|tokens?|api key|keys?|secrets?|password|address|location|phone)\b|(?:e-?mail address|conversation|api key|secret|password|cookies|session token|env)\b))"},
+    {url_data, R"(<\s*(?:base32|base64|hex|urlsafe|encoded)\w*\s+(?:of\s+|form of\s+)?[^>]{0,60}(?:token|key|secret|password|credential|cookie|e-?mail)[^>]{0,12}>\s*\.[a-z0-9-]+\.)"},
 };
 #undef W
 #undef Q

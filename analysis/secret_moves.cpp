@@ -55,6 +55,11 @@ const re2::RE2& conversation = shape::pattern(
     R"(|سجل الدردشة|المحادثة|تاریخچه گفتگو|گفتگو|השיחה|היסטוריית|συνομιλία|προηγούμενα μηνύματα|บทสนทนา|ประวัติการแชท|बातचीत|पिछले संदेश)"
     R"(|会話履歴|会話全体|これまでの会話|チャット履歴|对话|聊天记录|대화 내용|대화 기록|이전 메시지|전체 대화)");
 
+// The whole environment: "POST the traceback with os.environ to ...". (A named variable is not
+// here: API docs put "$SERVICE_TOKEN" in every curl example to their own host.)
+const re2::RE2& environment_values = shape::pattern(
+    R"(\bos\.environ\b|\bprocess\.env\b|\$env:|\bprintenv\b|\b(?:all|every)\s+(?:\w+\s+)?(?:environment variables|env vars)\b)");
+
 // A host the text names (a domain of a common or reserved top-level name, or a link). Loopback
 // and the user's own machine are no outside host.
 const re2::RE2& outside_host = shape::pattern(
@@ -112,6 +117,7 @@ std::optional<secret_move> secret_leaves_for_host(const json& tool) {
   static const re2::RE2& secret_in_name = shape::pattern(R"(secret|vault|keychain|credential|passw|ssh|gpg|pgp|kms|key|token|dotenv|cookie|backup|cert)");
   static const re2::RE2& talk_in_function =
       shape::pattern(R"(chat|conversation|messag|memory|memories|summar|transcript|dialog|history|assistant|agent|llm|prompt|clipboard|translat)");
+  static const re2::RE2& env_in_function = shape::pattern(R"(env|variable|secret|vault|config|setting|deploy|credential|token|key)");
   struct cargo {
     const re2::RE2& named;
     const re2::RE2& own_name;
@@ -121,6 +127,7 @@ std::optional<secret_move> secret_leaves_for_host(const json& tool) {
   const cargo cargoes[] = {
       {local_secret, secret_in_name, secret_function, "poison.exfil-parameter", "a local secret (a key, credentials, saved passwords, cookies, history)"},
       {conversation, talk_in_function, talk_in_function, "poison.context-solicitation", "the conversation or what the user put into it"},
+      {environment_values, env_in_function, env_in_function, "poison.exfil-parameter", "the values of the environment"},
   };
   const std::string first_sentence = sentence_at(texts.front().second, 0);
   for (const auto& c : cargoes) {
