@@ -362,7 +362,7 @@ void evaluator::discount_opposite_phrasings() {
     const re2::RE2& clause;
   };
   static const re2::RE2 negated_silence(
-      R"(\b(?:never|not|n't|no|nothing|nobody)\s+(?:[\w-]+\s+){0,5}without\s+(?:first\s+|explicitly\s+|clearly\s+)?(?:showing|asking|telling|informing|notifying|confirming|checking|consulting|alerting|displaying|listing|mentioning|getting)\b(?:\s+(?:[\w'-]+\s+){0,3}?(?:user|users|human|customer|owner|operator|them)\b)?)"
+      R"(\b(?:never|not|n't|no|nothing|nobody)\s+(?:[\w'’-]+\s+){0,12}?without\s+(?:first\s+|explicitly\s+|clearly\s+)?(?:showing|asking|telling|informing|notifying|confirming|checking|consulting|alerting|displaying|listing|mentioning|getting)\b(?:\s+(?:[\w'-]+\s+){0,3}?(?:user|users|human|customer|owner|operator|them)\b)?)"
       R"(|\b(?:instead of|rather than|never|not|nothing is|no longer)\s+(?:being\s+)?(?:silently|quietly|secretly|covertly)\b)"
       R"(|\b(?:do not|don't|never|not)\s+(?:[\w@`'-]+\s+){0,10}?unless\s+(?:the\s+|a\s+)?(?:user|human|customer|owner|they)\s+(?:explicitly\s+|specifically\s+|directly\s+)?(?:asks?|requests?|wants?|says?|tells?|approves?|confirms?|names?)\b)"
       // Keeping a credential out of logs and output is hygiene; a failure that happens silently is
@@ -394,7 +394,7 @@ void evaluator::discount_opposite_phrasings() {
   // "If describe_table does not list a column, tell the user it does not exist instead of
   // inventing one": telling the user the truth when a lookup comes back empty.
   static const re2::RE2 truthful_report(
-      R"(\b(?:if|when)\b[^.\n]{0,80}\b(?:does not|doesn't|do not|don't|is not|isn't|cannot|can't|fails?|returns? nothing|finds? nothing)\b[^.\n]{0,40}\b(?:tell|inform|report to)\s+(?:the\s+)?user\b[^.\n]*|\binstead of (?:inventing|guessing|making (?:one|it|something) up|fabricating)\b)",
+      R"(\b(?:if|when)\b[^.\n]{0,80}\b(?:does not|doesn't|do not|don't|is not|isn't|cannot|can't|fails?|returns? nothing|finds? nothing|returns? an? (?:\w+ )?error)\b[^.\n]{0,40}\b(?:tell|inform|report to)\s+(?:the\s+)?user\b[^.\n]*|\binstead of (?:inventing|guessing|making (?:one|it|something) up|fabricating)\b)",
       bank_options());
   // "Pass values through params instead of concatenating them": another way of doing the same
   // job, no value swapped.

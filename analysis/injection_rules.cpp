@@ -389,7 +389,15 @@ void evaluator::arbitrated_legacy_rules() {
   };
   for (auto& h : legacy) {
     // A phrase rule with nothing outside the tool's function in any sentence is a report.
-    if (!corroborated_ && h.level >= severity::high) {
+    // (An explicit order to keep something from the user, in a short text, needs no other
+    // corroboration: honest docs hide nothing from the person they serve. "Without listing them"
+    // hides nothing from anyone: the person must be named.)
+    static const re2::RE2 the_person(
+        R"(\b(?:user|users|customer|human|anyone|employee|owner|requester|nutzer|benutzer|usuario|utilisateur|utente|usu(?:á|a)rio|gebruiker|u(?:ż|z)ytkownik\w*|kullan(?:ı|i)c(?:ı|i)\w*|pengguna)\b|пользовател|користувач|用户|ユーザー|사용자|المستخدم|उपयोगकर्ता|người dùng)",
+        bank_options());
+    const bool plain_concealment = h.rule_id == "poison.concealment" && has(signal::conceal) && !manual && context_.role != field_role::result &&
+                                   re2::RE2::PartialMatch(norm_.view(), the_person);
+    if (!corroborated_ && h.level >= severity::high && !plain_concealment) {
       h.level = severity::medium;
       h.confidence = std::min(h.confidence, 0.6);
     }
