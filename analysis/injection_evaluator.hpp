@@ -148,6 +148,8 @@ class evaluator {
   // you", "instead of") are what honest documentation shares with attacks: they are reported as
   // medium (measured on the real-server set, docs/detection.md).
   bool corroborated(const intent::feature_set& on_sentence, std::string_view text) const;
+  // The vendor's own telemetry, disclosed together with its opt-out.
+  static bool disclosed_telemetry(std::string_view sentence, std::string_view field);
 
   // "... 不要告诉用户", "сообщать о нём не нужно", "dit hoeft de gebruiker niet te weten": telling the
   // model, in any language, to keep something from the user. The English shapes weigh what is kept

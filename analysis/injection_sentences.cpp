@@ -190,8 +190,16 @@ void evaluator::judge_sentences() {
     const auto& s = sentences[hit.k];
     // A property name alone is judged by its shape (engine: side-channel names; pretexts: names
     // that are orders), not by the sentence model: "model_id", "agent_name" are ordinary fields.
-    const bool weak = hit.routing || hit.p < cut.flag || context_.role == field_role::name ||
-                      (context_.role != field_role::result && !corroborated(s.on, view.substr(s.begin, s.end - s.begin)));
+    // A sentence of metadata that moves data to an address it names, in a tool that does not send
+    // or fetch, is a verdict from the report cut-off on: what honest docs share with it is a bare
+    // link. (In a result, "invitations sent to ..." reports what was done.)
+    const auto on = [&](auto f) { return s.on.test(index(f)); };
+    const bool moves_to_an_address =
+        rule == "poison.exfil-parameter" && !hit.routing && (on(signal::move_out) || (on(feature::act_send) && (on(feature::url) || on(feature::email_addr) || on(feature::ip_addr)))) &&
+        !on(feature::own_sends_data) && !on(feature::own_fetches_urls) && context_.role != field_role::name && context_.role != field_role::result &&
+        !disclosed_telemetry(view.substr(s.begin, s.end - s.begin), view);
+    const bool weak = !moves_to_an_address && (hit.routing || hit.p < cut.flag || context_.role == field_role::name ||
+                                               (context_.role != field_role::result && !corroborated(s.on, view.substr(s.begin, s.end - s.begin))));
     const auto known = std::find_if(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == rule; });
     if (known != result_.hits.end()) {
       // A structural rule already named it; a corroborated sentence still raises its level.
@@ -253,6 +261,15 @@ bool evaluator::names_a_near_copy(std::string_view text) const {
     if (lowered.find(name) != std::string::npos) return true;
   }
   return false;
+}
+
+// "Anonymous usage counts are sent to https://...; set DO_NOT_TRACK=1 to turn this off": the
+// vendor's own telemetry, disclosed with its opt-out, is a fact for the user, not a demand.
+bool evaluator::disclosed_telemetry(std::string_view sentence, std::string_view field) {
+  static const re2::RE2 what(R"(\b(?:anonymous|anonymi[sz]ed|aggregated?|usage (?:counts|statistics|stats|data|metrics)|telemetry|crash reports?)\b)", bank_options());
+  static const re2::RE2 opt_out(R"(\b(?:opt[- ]out|opt in|turn (?:this |it )?off|disable[ds]?|do_not_track|no_telemetry|telemetry=(?:0|false|off))\b)", bank_options());
+  return re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), what) &&
+         re2::RE2::PartialMatch(re2::StringPiece(field.data(), field.size()), opt_out);
 }
 
 bool evaluator::corroborated(const intent::feature_set& on_sentence, std::string_view text) const {
