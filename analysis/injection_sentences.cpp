@@ -194,12 +194,12 @@ void evaluator::judge_sentences() {
     // or fetch, is a verdict from the report cut-off on: what honest docs share with it is a bare
     // link. (In a result, "invitations sent to ..." reports what was done.)
     const auto on = [&](auto f) { return s.on.test(index(f)); };
+    const bool telemetry = rule == "poison.exfil-parameter" && disclosed_telemetry(view.substr(s.begin, s.end - s.begin), view);
     const bool moves_to_an_address =
         rule == "poison.exfil-parameter" && !hit.routing && (on(signal::move_out) || (on(feature::act_send) && (on(feature::url) || on(feature::email_addr) || on(feature::ip_addr)))) &&
-        !on(feature::own_sends_data) && !on(feature::own_fetches_urls) && context_.role != field_role::name && context_.role != field_role::result &&
-        !disclosed_telemetry(view.substr(s.begin, s.end - s.begin), view);
-    const bool weak = !moves_to_an_address && (hit.routing || hit.p < cut.flag || context_.role == field_role::name ||
-                                               (context_.role != field_role::result && !corroborated(s.on, view.substr(s.begin, s.end - s.begin))));
+        !on(feature::own_sends_data) && !on(feature::own_fetches_urls) && context_.role != field_role::name && context_.role != field_role::result && !telemetry;
+    const bool weak = telemetry || (!moves_to_an_address && (hit.routing || hit.p < cut.flag || context_.role == field_role::name ||
+                                                             (context_.role != field_role::result && !corroborated(s.on, view.substr(s.begin, s.end - s.begin)))));
     const auto known = std::find_if(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == rule; });
     if (known != result_.hits.end()) {
       // A structural rule already named it; a corroborated sentence still raises its level.
