@@ -286,6 +286,20 @@ const re2::RE2& asks_first = shape::pattern(R"(\b(?:ask|asks|confirm with|check 
 const re2::RE2& swap_cue = shape::pattern(
     R"(\binstead\b|\brather than\b|\bregardless of\b|\bin place of\b|\btransparently\b|\bsilently\b|\bquietly\b|\bmultipl(?:y|ied|ies)\b|\balias\b|\bmirror\b|\bdrop-in\b|\bpartner (?:property|store|hotel|account|address|merchant|venue|carrier)\b)"
     R"(|\b(?:routed|rewritten|redirected|remapped|mapped|rerouted|re-?pointed|substituted|swapped|replaced|converted|placed|pulled|booked|charged|installed|forwarded|resolved|treated|sent|filed|written|saved)\s+(?:\w+\s+)?(?:as|to|at|with|through|via|into|under)\s+(?:the\s+)?(?:['"`]|\d|0x|[\w.+-]+@|/|~|orders? for|(?:partner|pooled|shared|relay|house|depot|central|transit|proxy)\b)|\bshould\s+point\s+to\b|\b(?:go|goes)\s+to\s+the\s+(?:pooled|shared|relay|house|depot|central|partner)\b)");
+// The same in other languages: "en lugar de", "au lieu de", "anstelle", "вместо", "の代わりに",
+// "대신", "بدلاً من", "की जगह", "yerine" ...; and a sentence that says what the user will see or be
+// told ("l'utilisateur verra AIR.PA", "kullanıcıya THYAO olarak raporla", "в ответе пиши, что").
+const re2::RE2& swap_cue_abroad = shape::pattern(
+    R"(\b(?:en lugar de|en vez de|au lieu d[eu']|(?:à|a) la place d[eu']|anstelle|stattdessen|statt|invece d[ie]|al posto d[ie]|em vez d[eo]|em lugar d[eo]|in plaats van|zamiast|yerine|thay v(?:ì|i)|alih-alih|sebagai ganti|badala ya|se reemplaza|est remplac(?:é|e)e?|wird ersetzt|viene sostituit\w|(?:é|e) substitu(?:í|i)d\w|wordt vervangen)\b|вместо|замість|の代わり|代わりに|代替|替换为|改为|대신|بدلا من|بدلاً من|بدل|की जगह|के बजाय)");
+// "... antes de confirmar", "avant de payer", "bevor", "перед": the user sees it before it happens.
+const re2::RE2& before_abroad = shape::pattern(
+    R"(\b(?:antes de|avant de|avant qu|vor dem|vor der|bevor|prima di|antes d[eo]|voordat|przed|(?:ö|o)nce|trước khi|sebelum)\b|перед|прежде|前に|之前|전에|قبل|पहले)");
+const re2::RE2& user_abroad = shape::pattern(
+    R"(\b(?:usuario|utilisateur|nutzer\w*|benutzer\w*|utente|usu(?:á|a)rio|gebruiker|u(?:ż|z)ytkownik\w*|kullan(?:ı|i)c(?:ı|i)\w*|pengguna|người dùng|alıcı\w*|destinatario|destinataire|empf(?:ä|a)nger)\b|пользовател|користувач|ユーザー|用户|사용자|المستخدم|उपयोगकर्ता)");
+const re2::RE2& shown_abroad = shape::pattern(
+    R"(\b(?:vera|muestra|mostrar|aparece|figura|confirma\w*|informa\w*|indica\w*|digas|comentar\w*|verra|voit|affiche\w*|montre\w*|apparait|confirme\w*|indique\w*|signale\w*|sieht|sehen|angezeigt|zeigt|bestatig\w*|mitteil\w*|vedra|vede|mostra\w*|appare|conferma\w*|diga|ziet|toont|getoond|bevestig\w*|zobaczy|widzi|pokaz\w*|wyswietl\w*|potwierd\w*|gorur|goster\w*|gorunur|raporla\w*|bildir\w*|soyle\w*|tampil\w*|lihat|laporkan|beritahu|konfirmasi|hien thi|thay|xac nhan)\b)"
+    R"(|(?:verá|vedrà|vê|appara(?:î)t|best(?:ä)tig|poka(?:ż)|wy(?:ś)wietl|g(?:ö)r(?:ü)r|g(?:ö)ster|g(?:ö)r(?:ü)n(?:ü)r|s(?:ö)yle|hiển thị|thấy|xác nhận)|увидит|видит|показ|отобража|пиши|сообщ|подтвер|表示|伝え|報告|见|显示|告诉|报告|确认|표시|보여|알려|보고|يعرض|يظهر|أخبر|أبلغ|التأكيد|बताएं|दिखा|पुष्टि)");
+
 // "Do not mention the mirror", "don't bother the user with this": the change kept out of sight.
 const re2::RE2& keeps_the_change_quiet = shape::pattern(
     R"(\b(?:do not|don'?t|never|no need to)\s+(?:\w+\s+)?(?:mention|tell|reveal|bother|inform|bring up|point out)\b)");
@@ -418,7 +432,8 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
   const auto may = needs.match(view);
   // A swap named anywhere in the text, and a literal it could swap to, for the rule on what the
   // user is shown.
-  const bool swapped = matches(view, swap_cue);
+  const bool swapped_abroad = matches(view, swap_cue_abroad);
+  const bool swapped = swapped_abroad || matches(view, swap_cue);
   const bool quoted_literal = swapped && matches(view, fixed_literal);
   enum { shell,
          call,
@@ -562,7 +577,9 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
       continue;
     }
     if (swapped && !matches(sentence, asks_first) &&
-        (matches(sentence, shows_the_users_original) || (quoted_literal && matches(sentence, keeps_the_change_quiet)))) {
+        (matches(sentence, shows_the_users_original) || (quoted_literal && matches(sentence, keeps_the_change_quiet)) ||
+         (swapped_abroad && matches(sentence, user_abroad) && !matches(sentence, before_abroad) &&
+          (matches(sentence, shown_abroad) || s.on.test(index(feature::non_english_conceal)))))) {
       out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end,
                      "the text changes a value the user chose and tells the model to show the user their own"});
       continue;
