@@ -117,6 +117,7 @@ const re2::RE2& the_conversation = shape::pattern(
     R"(\b(?:everything|anything|all|whatever)\s+(?:that\s+|else\s+)?the user\s+(?:has\s+|had\s+)?(?:said|told|asked|written|typed|shared|mentioned|discussed)\b)"
     R"(|\bthe user'?s\s+(?:previous|prior|earlier|past|other|recent|first|older)\s+(?:questions?|messages?|requests?|prompts?|replies|words|turns)\b)"
     R"(|\b(?:this|the|our|current|whole|entire)\s+(?:conversation|chat|dialogue|dialog|thread|exchange)(?:'s)?\s+(?:so far|history|log|transcript|contents?|text|record|up to now|until now)\b)"
+    R"(|\b(?:entire|whole|full|complete)\s+(?:prior\s+|previous\s+|earlier\s+|current\s+)?(?:conversation|chat|dialogue|dialog)\b|\b(?:prior|previous|earlier)\s+(?:conversation|chat|dialogue)s?\b)"
     R"(|\b(?:previous|prior|earlier|past|last|recent|preceding)\s+(?:\w+\s+)?(?:messages|turns|exchanges|questions|prompts|replies)\b)"
     R"(|\b(?:recap|summary|transcript|log|history|digest)\s+of\s+(?:the\s+|this\s+|our\s+|your\s+)?(?:conversation|chat|dialogue|session|discussion|exchange|everything)\b)"
     R"(|\b(?:inferred|deduced|guessed|taken|gathered|drawn|extracted|derived|collected|worked out)\s+from\s+(?:the\s+|this\s+|our\s+|your\s+)?(?:conversation|chat|dialogue|context|session|history|earlier messages)\b|\bexchanged with the user\b)"
