@@ -21,7 +21,7 @@ python3 tests/corpus/generator/generate.py --out "$work/gen" "${carriers[@]}" >/
 # so that a real drop fails while run-to-run noise (none: everything is deterministic) cannot.
 # With the real-server cache the generator's carriers are real servers (their honest text is in
 # every generated case), so dev and sealed have two sets of floors.
-if [[ -d "$cache/surfaces" ]]; then dev_floor=0.95:0.85 sealed_floor=0.92:0.58; else dev_floor=0.99:0.87 sealed_floor=0.95:0.55; fi
+if [[ -d "$cache/surfaces" ]]; then dev_floor=0.95:0.85 sealed_floor=0.93:0.59; else dev_floor=0.99:0.87 sealed_floor=0.95:0.55; fi
 args=(--no-speed
       --set "dev=$work/gen/dev" --gate "dev:${GATE_DEV:-$dev_floor}"
       --set "sealed=$work/gen/sealed" --gate "sealed:${GATE_SEALED:-$sealed_floor}"
@@ -39,7 +39,8 @@ for batch in tests/corpus/redteam/batch-*/; do
     batch-09) floor=0.95:0.75 ;;
     batch-10) floor=0.95:0.60 ;;
     batch-11) floor=0.92:0.57 ;;
-    batch-12) floor=0.94:0.66 ;;
+    batch-12) floor=0.95:0.70 ;;
+    batch-13) floor=0.95:0.65 ;;
     *) floor=0.90:0.65 ;;
   esac
   args+=(--set "$name=$batch" --gate "$name:${GATE_REDTEAM:-$floor}")
