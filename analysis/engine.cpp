@@ -28,6 +28,7 @@
 #include "analysis/toxic_flows.hpp"
 #include "analysis/roles.hpp"
 #include "analysis/schema_pins.hpp"
+#include "analysis/json_text.hpp"
 #include "analysis/secret_moves.hpp"
 #include "analysis/text.hpp"
 
@@ -748,9 +749,8 @@ std::vector<finding> scan_text(std::string_view text_in, std::string_view locati
   field_context context{field_role::result, {}, nullptr, nullptr, 0};
   if (intent::current_observer()) intent::set_observed_location(location);
   const auto chunks = plan_chunks(text_in);
-  // A long result spreads over the machine's cores: its chunks and the hidden-text pass are
-  // independent, and the merge below walks them in order, so the findings do not depend on it.
-  // (hardware_concurrency() reads /sys on every call: asked only for long texts, and once.)
+  // A long result spreads over the cores: chunks and the hidden-text pass are independent and
+  // merged in order (hardware_concurrency() reads /sys on every call: asked once, for long texts).
   unsigned threads = 1;
   if (text_in.size() >= parallel_scan_min) {
     static const unsigned cores = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
@@ -772,27 +772,27 @@ std::vector<finding> scan_text(std::string_view text_in, std::string_view locati
   std::vector<finding> out;
   for (auto& h : hidden.hits)
     out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location), text::excerpt(text_in, h.begin, h.end), h.decoded.substr(0, 400), h.message});
-  std::map<std::string_view, std::size_t> best;  // rule -> index in out
+  std::map<std::string, std::size_t> best;  // rule -> index in out: one finding per rule, the strongest
+  const auto keep_strongest = [&](const text_hit& h, std::string evidence) {
+    finding f{std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location), std::move(evidence), h.decoded, h.message};
+    const auto [it, fresh] = best.try_emplace(f.rule_id, out.size());
+    if (fresh) out.push_back(std::move(f));
+    else if (f.level > out[it->second].level) out[it->second] = std::move(f);
+  };
   const bool hides = std::any_of(hidden.hits.begin(), hidden.hits.end(), [](const hidden_hit& h) { return hiding_device(h.rule_id); });
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     const std::size_t begin = chunks[c].first;
     for (auto& h : results[c].hits) {
       if (hides) escalate_hidden_order(h);
-      finding f{std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location), text::excerpt(text_in, begin + h.begin, begin + h.end), h.decoded, h.message};
-      auto it = best.find(h.rule_id);
-      if (it == best.end()) {
-        best.emplace(h.rule_id, out.size());
-        out.push_back(std::move(f));
-      } else if (f.level > out[it->second].level) {
-        out[it->second] = std::move(f);
-      }
+      keep_strongest(h, text::excerpt(text_in, begin + h.begin, begin + h.end));
     }
   }
-  if (!hidden.revealed.empty()) {
-    auto revealed = inspect_injection(hidden.revealed, context);
-    for (auto& h : revealed.hits)
+  // A JSON result's escaped strings, read as the lines they are.
+  if (const auto decoded = escaped_json_strings(text_in); !decoded.empty())
+    for (const auto& h : inspect_injection(decoded, context).hits) keep_strongest(h, "decoded JSON: " + text::excerpt(decoded, h.begin, h.end));
+  if (!hidden.revealed.empty())
+    for (auto& h : inspect_injection(hidden.revealed, context).hits)
       out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location), "hidden text: " + text::excerpt(hidden.revealed, h.begin, h.end), hidden.revealed.substr(0, 400), h.message + " (in invisible characters)"});
-  }
   std::stable_sort(out.begin(), out.end(), [](const finding& a, const finding& b) { return a.level > b.level; });
   return out;
 }
