@@ -310,14 +310,21 @@ const re2::RE2& visits_it = shape::pattern(R"(\b(?:open|visit|fetch|load|request
 
 const re2::RE2& carries_it = shape::pattern(R"(\b(?:pass|passing|include|including|contain\w*|send|attach|with|paste|put|post|forward)\b)");
 
+// An elicitation request (its JSON body reaches the scanner like a result) whose schema asks the
+// user for a password, a token or a one-time code: MCP forbids asking for sensitive information
+// that way (THREATS.md 16), so the field's name is the verdict.
+const re2::RE2& elicits_a_secret = shape::pattern(
+    R"re((?s)"requestedschema"\s*:\s*\{.*"(?:[a-z0-9]+[_-])*(?:password|passwd|passcode|passphrase|pin|tan|cvv|cvc|seed|mnemonic|recovery[_-]?codes?|otp|totp|2fa|mfa|private[_-]?key|secret|token|api[_-]?key)(?:[_-][a-z0-9]+)*"\s*:)re");
+
 void judge_result_orders(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
   // Most results hold none of what these rules need: one pass over the whole text says which
   // rules can fire at all.
-  static const shape::gate needs{&addresses_the_ai, &addresses_the_ai_abroad, &asks_the_user_for_it, &redirects_a_send, &misreports_gate(), &forged_turn, &url_to_fill,
+  static const shape::gate needs{&elicits_a_secret, &addresses_the_ai, &addresses_the_ai_abroad, &asks_the_user_for_it, &redirects_a_send, &misreports_gate(), &forged_turn, &url_to_fill,
                                  &local_secret_to_send, &beacon_to_fill, &models_context_in_result, &orders_a_call, &url_in_text, &ai_agent_noun, &hands_to_a_tool, &software_agent};
   const auto may = needs.match(view);
   if (std::none_of(may.begin(), may.end(), [](bool b) { return b; })) return;
-  enum { ai,
+  enum { elicit,
+         ai,
          ai_abroad,
          ask,
          redirect,
@@ -336,6 +343,11 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
   static const re2::RE2& error_head = shape::pattern(
       R"re(^\W{0,3}(?:"?(?:error|err|errors|status|fault)"?\s*[:=]|error\b|err\b|fatal\b|exception\b|traceback\b|exit (?:code|status)\s*\d+|(?-i:[A-Z][A-Za-z]+(?:Error|Exception|Denied|Expired|Failed|Forbidden|Unauthorized|Timeout))\b|(?-i:E[A-Z_]{3,})\b|(?-i:[A-Z][A-Z_]{4,}):|\d{3}\s+(?-i:[A-Z][a-z]+)|(?:gateway )?timeout\b|(?:session|token) (?:expired|invalid)\b|permission denied\b|access denied\b))re");
   const bool error_result = matches(view.substr(0, std::min<std::size_t>(view.size(), 160)), error_head);
+  if (may[elicit] && matches(view, elicits_a_secret)) {
+    out.push_back({"poison.sensitive-target", severity::high, 0.85, 0, view.size(),
+                   "an elicitation request asks the user for a password, token or code, which MCP does not allow"});
+    return;
+  }
   bool ai_addressed_before = false;
   std::string_view previous;
   for (const auto& s : sentences) {
