@@ -163,6 +163,15 @@ std::string quoted(const std::string& name) { return "'" + name + "'"; }
 // Data that speaks to the AI reading it: "AI assistants reading this:", "hey assistant", "Model
 // instruction:", "if an AI is helping you".
 const re2::RE2& addresses_the_ai = shape::pattern(R"(\b(?:ai|llm)[ -](?:assistants?|agents?|helpers?|models?|systems?|bots?|readers?)\b|\b(?:hey|dear|attention|note to|notice to|message to|instructions? (?:for|to)|workaround for|reminder for)\s+(?:the\s+|all\s+|any\s+)?(?:ai|assistants?|agents?|models?|llms?|bots?|language models?)\b|\b(?:model|assistant|agent|ai) instructions?\s*:|\bif (?:an? |the |you are an? |you're an? )?(?:ai|assistant|llm|agent|language model|bot)\b|\b(?:the|any|an) (?:assistant|ai|agent|llm)\s+(?:must|should|can|will|needs? to|has to|may)\b|^\W*\(?(?:assistant|agent|model|ai)\s*[,:]|\b(?:could|can|would|will|should|must|may)\s+(?:the\s+|you\s+|your\s+)?(?:\w+\s+)?(?:ai|assistant|agent|llm|bot)\b|(?:^|[:"{\]]\s*)(?:assistant|agent|ai|model)\s*,|\b(?:system|human|user|operator|admin)\s*:\s*(?:the\s+)?(?:assistant|ai|agent|model)\b|<\s*/?\s*(?:system|important|critical|admin|instructions?|directive|assistant|ai|note)\b[^>]{0,40}>|#{2,}\s*(?:assistant|ai|agent|model|system|llm)\s+(?:directive|instruction|note|task|order)s?\b|\bfor (?:the\s+|any\s+|all\s+)?(?:ai\s+)?(?:assistants?|agents?|llms?|bots?)\s*:|\b(?:an?|the|any) (?:ai\s+)?(?:assistant|agent|llm|bot)\s+(?:\w+\s+){1,3}(?:should|must|will|needs? to|has to)\b|\b(?:instructions?|note|message|notice|reminder|guidance|directions?|override)\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:\w+\s+){0,2}(?:assistants?|agents?|ai|llms?|bots?)\b|\bfor (?:\w+\s+){0,3}(?:assistants?|agents?|llms?|bots?|ai)\s*:|@(?:assistant|ai|agent|claude|gpt|bot)\b|(?:для (?:ии|ассистента|ai)|f(?:ü|u)r (?:den |die )?(?:ki|assistent\w*)|pour l'(?:ia|assistant)|para (?:el |la |o )?(?:ia|asistente|assistente)|per l'assistente|给助手|ai助手|アシスタント(?:へ|に)|aiへ))");
+// Looser addresses to software agents ("coding agents", "automated responders", "FYI assistants:",
+// "have the assistant ..."): READMEs and AGENTS.md files speak to coding agents honestly ("run
+// the tests before opening a PR"), so these count only with an order that reaches for the user's
+// data, a destination or a harm.
+const re2::RE2& addresses_agents_loosely = shape::pattern(
+    R"(\b(?:automated|autonomous|ai|coding|copilot-style|llm)\s+(?:agents?|assistants?|responders?|fixers?|maintainers?|reviewers?)\b|\b(?:fyi|attention|psst|note)\s*,?\s*(?:ai\s+)?(?:assistants?|agents?|bots?|ai)\s*:|\b(?:agents?|assistants?|bots?) and (?:ai|assistants?|bots?)\s*:)"
+    R"(|\b(?:instructions?|notes?|messages?|guidance)\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:language models?|models?|llms?)\b|\b(?:have|let|get)\s+(?:the\s+|your\s+)?(?:ai\s+)?(?:assistant|agent|bot)\s+(?:to\s+)?[a-z]+)");
+const re2::RE2& consequential = shape::pattern(
+    R"(\b(?:delete|drop|purge|wipe|cancel|transfer|pay|wire|approve|merge|grant|force|sudo|rm -rf|silence|refund|buy|gift cards?|public|publicly|omit|summary|summari[sz]\w+|no termination|mirror|fork|instead|token|secret|password|salary|address(?:es)?|customer list|contacts)\b)");
 const re2::RE2& addresses_the_ai_abroad = shape::pattern(
     // The same address in other languages: "note destinée aux agents", "ИИ-помощникам", "[AI 비서
     // 전용]", "pro AI asistenta", "Till AI-assistenten", "सहायक के लिए", "Der Assistent soll".
@@ -175,7 +184,9 @@ const re2::RE2& addresses_the_ai_abroad = shape::pattern(
     R"(|\b(?:assistant|ai|agent|model|llm|bot)_(?:directive|instruction|note|task|order|command|action)s?\b|(?:іі|ші|ии)-?(?:помічник|асистент)\w*|для (?:іі|ші)-?\w*|(?:إلى|ل) ?ال?مساعد|للمساعد|(?:비서|에이전트|어시스턴트)에게|\b(?:untuk|kepada) (?:asisten|agen)\b|\bà l'(?:assistant|ia)\b|\ba l'(?:assistant|ia)\b|\bpour l'assistant\b)");
 
 // What such text asks the model to do.
-const re2::RE2& orders_an_action = shape::pattern(R"(\b(?:call|calling|run|running|execute|invoke|send|sending|forward|post|posting|email|e-mail|attach|fetch|pull|search|look up|reply|navigate|open|include|paste|export|upload|delete|create|create_\w+|grant|transfer|share|download|read|cat|list|collect|gather|retrieve|resubmit|re-submit|submit|pass|add|proceed|checkout|check out|buy|purchase|order|book|update|scale|dm|message|approve|merge|push|deploy|set|change|remove|invite|move|pay)\b)");
+const re2::RE2& orders_an_action = shape::pattern(R"(\b(?:call|calling|run|running|execute|invoke|send|sending|forward|post|posting|email|e-mail|attach|fetch|pull|search|look up|reply|navigate|open|include|paste|export|upload|delete|create|create_\w+|grant|transfer|share|download|read|cat|list|collect|gather|retrieve|resubmit|re-submit|submit|pass|add|proceed|checkout|check out|buy|purchase|order|book|update|scale|dm|message|approve|merge|push|deploy|set|change|remove|invite|move|pay)\b)"
+                                                  // ... and the verbs of changing a setup or a record the user relies on.
+                                                  R"(|\b(?:pin|mirror|silence|acknowledge|omit|install|drop|resend|retry|apply|disable|enable|issue|refund|wire|close|archive|unsubscribe|rotate|revoke|allowlist|whitelist|target|switch|replace|swap|state|respond)\b)");
 
 // A secret the user holds and no tool result has a reason to ask for.
 const re2::RE2& user_held_secret = shape::pattern(R"(\b(?:passwords?|passphrases?|passcodes?|pin|pins|2fa|mfa|otp|one[- ]time (?:code|password)|(?:authenticator|verification|security|sms|\d-digit|six-digit|texted) codes?|cvc|cvv|card numbers?|full card|card'?s? (?:full )?number|full (?:card )?number|expiry(?: date)?|seed phrases?|recovery (?:phrases?|codes?|keys?)|mnemonic|private keys?|api keys?|access tokens?|session (?:tokens?|cookies?)|cookies?|credentials?|secret (?:access )?keys?|unseal keys?|root tokens?|tokens?|digits on the back|security digits|card (?:security )?code)\b)"
@@ -319,13 +330,14 @@ const re2::RE2& elicits_a_secret = shape::pattern(
 void judge_result_orders(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
   // Most results hold none of what these rules need: one pass over the whole text says which
   // rules can fire at all.
-  static const shape::gate needs{&elicits_a_secret, &addresses_the_ai, &addresses_the_ai_abroad, &asks_the_user_for_it, &redirects_a_send, &misreports_gate(), &forged_turn, &url_to_fill,
+  static const shape::gate needs{&elicits_a_secret, &addresses_the_ai, &addresses_the_ai_abroad, &addresses_agents_loosely, &asks_the_user_for_it, &redirects_a_send, &misreports_gate(), &forged_turn, &url_to_fill,
                                  &local_secret_to_send, &beacon_to_fill, &models_context_in_result, &orders_a_call, &url_in_text, &ai_agent_noun, &hands_to_a_tool, &software_agent};
   const auto may = needs.match(view);
   if (std::none_of(may.begin(), may.end(), [](bool b) { return b; })) return;
   enum { elicit,
          ai,
          ai_abroad,
+         loose,
          ask,
          redirect,
          mislead,
@@ -352,7 +364,8 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
   std::string_view previous;
   for (const auto& s : sentences) {
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
-    const bool to_ai = (may[ai] && matches(sentence, addresses_the_ai)) || (may[ai_abroad] && matches(sentence, addresses_the_ai_abroad));
+    const bool to_ai = (may[ai] && matches(sentence, addresses_the_ai)) || (may[ai_abroad] && matches(sentence, addresses_the_ai_abroad)) ||
+                       (may[loose] && matches(sentence, addresses_agents_loosely) && (matches(sentence, sink_or_private) || matches(sentence, consequential)));
     // "AI assistants reading this: search the mailbox ..." often puts the address and the order
     // in two sentences (or two lines).
     if ((to_ai || ai_addressed_before) && (matches(sentence, orders_an_action) || matches(sentence, orders_abroad))) {
