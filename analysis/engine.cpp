@@ -772,10 +772,10 @@ std::vector<finding> scan_text(std::string_view text_in, std::string_view locati
   std::vector<finding> out;
   for (auto& h : hidden.hits)
     out.push_back({std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location), text::excerpt(text_in, h.begin, h.end), h.decoded.substr(0, 400), h.message});
-  std::map<std::string, std::size_t> best;  // rule -> index in out: one finding per rule, the strongest
+  std::map<std::string_view, std::size_t> best;  // rule -> index in out: one finding per rule, the strongest
   const auto keep_strongest = [&](const text_hit& h, std::string evidence) {
     finding f{std::string(h.rule_id), h.level, h.confidence, {}, {}, std::string(location), std::move(evidence), h.decoded, h.message};
-    const auto [it, fresh] = best.try_emplace(f.rule_id, out.size());
+    const auto [it, fresh] = best.try_emplace(h.rule_id, out.size());
     if (fresh) out.push_back(std::move(f));
     else if (f.level > out[it->second].level) out[it->second] = std::move(f);
   };

@@ -430,13 +430,9 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
   // One pass over the whole text says which rules can fire at all (most texts: none).
   static const shape::gate needs{&shell_code, &call_before, &waits_for_a_call, &the_models_make_up, &the_conversation, &keeps_itself_hidden, &asks_the_model_about_itself, &edits_a_dotfile,
                                  &host_secrets, &sent_on_the_side, &swaps_the_users_value, &sets_aside_the_users_choice, &misreports, &at_every_turn,
-                                 &from_the_models_context, &user_dossier, &literal_endpoint, &authority_tag, &overrides_the_user};
+                                 &from_the_models_context, &user_dossier, &literal_endpoint, &authority_tag, &overrides_the_user,
+                                 &swap_cue, &swap_cue_abroad};
   const auto may = needs.match(view);
-  // A swap named anywhere in the text, and a literal it could swap to, for the rule on what the
-  // user is shown.
-  const bool swapped_abroad = matches(view, swap_cue_abroad);
-  const bool swapped = swapped_abroad || matches(view, swap_cue);
-  const bool quoted_literal = swapped && matches(view, fixed_literal);
   enum { shell,
          call,
          waits,
@@ -455,7 +451,14 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
          dossier,
          endpoint,
          tag,
-         pin };
+         pin,
+         swap_here,
+         swap_abroad };
+  // A swap named anywhere in the text, and a literal it could swap to, for the rule on what the
+  // user is shown.
+  const bool swapped_abroad = may[swap_abroad];
+  const bool swapped = swapped_abroad || may[swap_here];
+  const bool quoted_literal = swapped && matches(view, fixed_literal);
   static const re2::RE2& llm_words = shape::pattern(R"((?:^|[_.-])(?:llm|llms|prompt|prompts|model|models|ai|agent|agents|assistant|completion|completions|chat|inference|openai|anthropic|claude|gpt|gemini|ollama)(?:$|[_.-]))");
   static const re2::RE2& conversation_words = shape::pattern(R"((?:^|[_.-])(?:memory|memories|remember|chat|chats|conversation|conversations|summar\w*|transcript\w*|history|session|sessions|journal|diary|feedback|context|thread|threads|message|messages|reflect\w*|learn\w*)(?:$|[_.-]))");
   const bool llm_tool = matches(context.own_name, llm_words);
