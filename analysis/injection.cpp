@@ -354,7 +354,8 @@ bool evaluator::quoted_as_example(signal s) const {
 // Phrases that share the words of a demand and say the opposite. "NEVER send without showing the
 // user", "returns errors instead of silently applying": a negated "without telling" or "silently"
 // is the order to tell; "do not mention @here unless the user asks" waits for the user. "Unless
-// the user has already approved ..." is a condition, not a claim of consent. A signal stays only
+// the user has already approved ..." is a condition, not a claim of consent ("unless the user has
+// told you to" reaches for no conversation either). A signal stays only
 // when one of its phrases still matches once those clauses are blanked out.
 void evaluator::discount_opposite_phrasings() {
   struct reading {
@@ -363,7 +364,7 @@ void evaluator::discount_opposite_phrasings() {
   };
   static const re2::RE2 negated_silence(
       R"(\b(?:never|not|n't|no|nothing|nobody)\s+(?:[\w'’-]+\s+){0,12}?without\s+(?:first\s+|explicitly\s+|clearly\s+)?(?:showing|asking|telling|informing|notifying|confirming|checking|consulting|alerting|displaying|listing|mentioning|getting)\b(?:\s+(?:[\w'-]+\s+){0,3}?(?:user|users|human|customer|owner|operator|them)\b)?)"
-      R"(|\b(?:instead of|rather than|never|not|nothing is|no longer)\s+(?:being\s+)?(?:silently|quietly|secretly|covertly)\b)"
+      R"(|\b(?:instead of|rather than|never|not|nothing is|no longer)\s+(?:[a-z]+ing\s+)?(?:an?\s+|the\s+)?(?:being\s+)?(?:silently|quietly|secretly|covertly)\b)"
       R"(|\b(?:do not|don't|never|not)\s+(?:[\w@`'-]+\s+){0,10}?unless\s+(?:the\s+|a\s+)?(?:user|human|customer|owner|they)\s+(?:explicitly\s+|specifically\s+|directly\s+)?(?:asks?|requests?|wants?|says?|tells?|approves?|confirms?|names?)\b)"
       // Keeping a credential out of logs and output is hygiene; a failure that happens silently is
       // how a tool behaves, not something the model is told to hide.
@@ -384,12 +385,12 @@ void evaluator::discount_opposite_phrasings() {
       R"((?:^|[.\n]\s*)\W*(?:if|when)\s+(?:this\s+|it\s+|the\s+(?:\w+\s+){0,2})?(?:is\s+|are\s+)?(?:not set|not provided|not specified|not given|not supplied|omitted|unset|absent|left (?:empty|blank|out))\b[^.\n]*)",
       bank_options());
   static const re2::RE2 conditional_consent(
-      R"(\b(?:unless|if|until|once|when|whether|only after|only if|after)\s+the\s+user\s+(?:has\s+|had\s+)?(?:now\s+|already\s+|also\s+|explicitly\s+|previously\s+)?(?:approved|authori[sz]ed|consented|agreed|allowed|permitted|pre-?approved|confirmed|asked|requested|instructed|opted in)\b)",
+      R"(\b(?:unless|if|until|once|when|whether|only after|only if|after)\s+the\s+user\s+(?:has\s+|had\s+)?(?:now\s+|already\s+|also\s+|explicitly\s+|previously\s+)?(?:approved|authori[sz]ed|consented|agreed|allowed|permitted|pre-?approved|confirmed|asked|requested|instructed|told|said|specified|opted in)\b)",
       bank_options());
   // "A table you have not inspected in this conversation": the conversation as a span of time,
   // not as cargo.
   static const re2::RE2 within_this_conversation(
-      R"(\b(?:not|never|already|yet|previously|earlier)\s+(?:been\s+)?(?:inspected|called|listed|described|fetched|run|executed|loaded|queried|checked|used|invoked)\b[^.\n]{0,40}\bin (?:this|the current|the same) (?:conversation|session|chat|thread)\b)",
+      R"(\b(?:not|never|already|yet|previously|earlier)\s+(?:already\s+|yet\s+|been\s+)*(?:inspected|called|listed|described|fetched|run|executed|loaded|queried|checked|used|invoked)\b[^.\n]{0,80}\bin (?:this|the current|the same) (?:conversation|session|chat|thread)\b)",
       bank_options());
   // "If describe_table does not list a column, tell the user it does not exist instead of
   // inventing one": telling the user the truth when a lookup comes back empty.
@@ -409,7 +410,7 @@ void evaluator::discount_opposite_phrasings() {
       bank_options());
   static const reading readings[] = {{{conceal, conceal_weak}, negated_silence},
                                      {{deceive}, asks_before_acting},
-                                     {{impersonation, claimed_consent}, conditional_consent},
+                                     {{impersonation, claimed_consent, convo_self}, conditional_consent},
                                      {{hijack_strong, hijack_weak}, hold_for_user},
                                      {{redirect, redirect_weak}, default_when_unset},
                                      {{convo_self, self_context, context_data}, within_this_conversation},
@@ -436,7 +437,8 @@ void evaluator::discount_opposite_phrasings() {
     for (std::size_t begin = 0; begin < blanked.size();) {
       std::size_t end = blanked.find_first_of(".\n;", begin);
       if (end == std::string::npos) end = blanked.size();
-      if (end > begin && user_picks_own_option(std::string_view(blanked).substr(begin, end - begin), context_)) {
+      if (end > begin && (user_picks_own_option(std::string_view(blanked).substr(begin, end - begin), context_) ||
+                          sets_own_option(std::string_view(blanked).substr(begin, end - begin), context_))) {
         std::fill(blanked.begin() + static_cast<std::ptrdiff_t>(begin), blanked.begin() + static_cast<std::ptrdiff_t>(end), ' ');
         any = true;
       }

@@ -309,6 +309,26 @@ bool documents_errors(re2::StringPiece sentence) {
   return re2::RE2::PartialMatch(sentence, header);
 }
 
+bool only_reference_links(std::string_view sentence) {
+  static const re2::RE2 link(R"((https?://[^\s"'<>)\]]+))");
+  static const re2::RE2 introduced(
+      R"((?i)\b(?:documentation|docs|doc|guide|guides|reference|references|see|refer to|learn more|read more|more (?:info|information|details)|details|described|explained|documented|manual|available)\b[^.!?\n]{0,30}$)");
+  static const re2::RE2 docs_target(R"((?i)^https?://(?:(?:docs|developers?|learn|help|support|api-docs)\.|[^/\s]+/(?:[^\s?#]*/)?(?:docs?|documentation|reference|guides?|help|api)(?:/|$)))");
+  static const re2::RE2 carries_data(R"([?&][\w-]+=(?:[{<$%]|\[)|\{[\w.-]+\}|<[\w -]+>)");
+  re2::StringPiece rest(sentence.data(), sentence.size()), url;
+  bool any = false;
+  while (re2::RE2::FindAndConsume(&rest, link, &url)) {
+    any = true;
+    const auto at = static_cast<std::size_t>(url.data() - sentence.data());
+    if (re2::RE2::PartialMatch(url, carries_data)) return false;
+    const bool markdown = at >= 2 && sentence.substr(at - 2, 2) == "](";
+    const std::size_t from = at > 40 ? at - 40 : 0;
+    const bool said_to_be_docs = re2::RE2::PartialMatch(re2::StringPiece(sentence.data() + from, at - from), introduced);
+    if (!said_to_be_docs && !(markdown && re2::RE2::PartialMatch(url, docs_target))) return false;
+  }
+  return any;
+}
+
 void add_lexicon_features(std::string_view view, std::vector<sentence>& sentences) {
   const auto& c = compiled();
   if (!c.set || sentences.empty()) return;
@@ -331,6 +351,11 @@ void add_lexicon_features(std::string_view view, std::vector<sentence>& sentence
     const bool documents = error_like && documents_errors(text);
     const bool listing_line = (error_like || in_listing) && re2::RE2::PartialMatch(text, code_line);
     if (error_like && (documents || (in_listing && listing_line))) s.on.reset(index(error_form));
+    // A link to documentation is where the reader may look, not where anything goes.
+    if ((s.on.test(index(url)) || s.on.test(index(act_open_url))) && only_reference_links(std::string_view(text.data(), text.size()))) {
+      s.on.reset(index(url));
+      s.on.reset(index(act_open_url));
+    }
     // A ban on other tools that lasts until the user speaks is a safety stop (THREATS.md: honest).
     if (s.on.test(index(stop_until_user))) s.on.reset(index(suppress_other));
     // "The user types the new password; never repeat it back": a secret not echoed is hygiene.

@@ -146,6 +146,11 @@ std::vector<std::string> active_terms(const feature_set& on);
 // or enhanced version, AI-optimised): the mark of a tool that competes for the model's choice.
 bool claims_superiority(std::string_view raw);
 
+// Every link in the (normalised) sentence points the reader at documentation: "see the guide at
+// https://...", "[Account](https://vendor.example/docs/account)". Such a link is a reference, not a
+// destination; a link that carries data or placeholders never is.
+bool only_reference_links(std::string_view sentence);
+
 // Which rule a judged sentence belongs to, from what it demands, and that rule's one-line reading.
 std::string_view rule_for(const feature_set& on);
 std::string_view describe_rule(std::string_view rule);

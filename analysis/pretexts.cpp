@@ -70,7 +70,7 @@ const re2::RE2& borrowed_reason = shape::pattern(R"(\b(?:polic(?:y|ies)|complian
 // ---- a policy that keeps itself from the user ---------------------------------------------------
 
 // The text says that it (the rule, the step, the transfer) is not to be shown or told.
-const re2::RE2& keeps_itself_hidden = shape::pattern(R"(\b(?:this|it|these|that|the (?:above|rule|standard|policy|step|requirement|instruction|note|reserve|fee|copy|transfer|split|check|substitution|change|mapping))\b[^.;]{0,40}\b(?:not|never)\s+(?:be\s+)?(?:shown|surfaced|mentioned|disclosed|itemi[sz]ed|flagged|reported|displayed|visible|announced|narrated|explained|listed)\b[^.;]{0,30}\b(?:to|from|with) (?:the )?(?:user|users|customer|customers|merchant|merchants|requester|client|human|them|anyone)\b|\b(?:not|never|nor)\s+(?:redact|mention|flag|itemi[sz]e|disclose|surface|report|announce|narrate)\s+(?:this|it|these|that|the (?:standard|rule|policy|step|requirement|instruction|substitution|change))\b|\bwithout (?:flagging|mentioning|telling|notifying|informing|alerting|disclosing|surfacing|announcing)\b|\bomit(?:ted)? (?:it |this |them )?from (?:the )?(?:user-facing|visible|final|your|any)\b|\bpre-?authori[sz]ed\b|\b(?:automatically|silently) without (?:asking|confirmation|prompting)\b|\bno (?:need|reason) to (?:tell|inform|mention|notify)\b|\b(?:do not|don'?t|never) surface\b|\bthe substitution is transparent\b)");
+const re2::RE2& keeps_itself_hidden = shape::pattern(R"(\b(?:this|it|these|that|the (?:above|rule|standard|policy|step|requirement|instruction|note|reserve|fee|copy|transfer|split|check|substitution|change|mapping))\b[^.;]{0,40}\b(?:not|never)\s+(?:be\s+)?(?:shown|surfaced|mentioned|disclosed|itemi[sz]ed|flagged|reported|displayed|visible|announced|narrated|explained|listed)\b[^.;]{0,30}\b(?:to|from|with) (?:the )?(?:user|users|customer|customers|merchant|merchants|requester|client|human|them|anyone)\b|(?:\b(?:do|must|should|shall|will|to|and|or|please)\s+not|\bnever|\bnor)\s+(?:redact|mention|flag|itemi[sz]e|disclose|surface|report|announce|narrate)\s+(?:this|it|these|that|the (?:standard|rule|policy|step|requirement|instruction|substitution|change))\b|\bwithout (?:flagging|mentioning|telling|notifying|informing|alerting|disclosing|surfacing|announcing)\b|\bomit(?:ted)? (?:it |this |them )?from (?:the )?(?:user-facing|visible|final|your|any)\b|\bpre-?authori[sz]ed\b|\b(?:automatically|silently) without (?:asking|confirmation|prompting)\b|\bno (?:need|reason) to (?:tell|inform|mention|notify)\b|\b(?:do not|don'?t|never) surface\b|\bthe substitution is transparent\b)");
 
 const re2::RE2& named_rule = shape::pattern(R"(\b(?:polic(?:y|ies)|rule|standard|guideline|agreement|mandate|directive|regulation|procedure|requirement|notice|control|programme|program)\b[^.:;]{0,40}:|\b[a-z]{1,6}-\d{1,4}(?:\.\d+)?\b|\bbinding on\b)");
 
@@ -222,6 +222,11 @@ const re2::RE2& tagged_order = shape::pattern(R"(\b(?:also|always|never|must|mak
 
 bool misleads_the_user(std::string_view sentence) { return matches(sentence, misreports); }
 
+namespace {
+// A value of the text's own: a link, an address, a long number, an IBAN.
+const re2::RE2& a_fixed_value = shape::pattern(R"(https?://|[\w.+-]+@[\w-]+\.[\w.-]+|\b0x[0-9a-f]{6,}|\d{4,}|\b[a-z]{2}\d{2}(?:\s?[0-9a-z]{4}){3,}\b)");
+}  // namespace
+
 // "If the user says logs, choose logs instead of errors", "Choose "metar" when the user wants a
 // measured observation", "Use this when the user gives a place name instead of coordinates": the
 // user's wish picks one of the tool's own options (an enum or const value of the server's
@@ -232,10 +237,9 @@ bool user_picks_own_option(std::string_view sentence, const field_context& conte
   static const re2::RE2& user_clause = shape::pattern(R"(\b((?:if|when|whenever)\s+(?:the\s+)?user\s+(?:\w+\s+)?(?:says|wants|needs|asks|requests|provides|gives|names|specifies|mentions|prefers|picks|chooses|selects|enters|refers|types|is looking)\b))");
   static const re2::RE2& chosen_object = shape::pattern(R"(\b(?:use|choose|pick|select|prefer|switch to|set it to)\s+([`'"]?[\w.-]+))");
   static const re2::RE2& this_tool = shape::pattern(R"(^\W*(?:use|call|try|choose|pick|select|prefer)\s+(?:this|it)\b)");
-  static const re2::RE2& fixed_value = shape::pattern(R"(https?://|[\w.+-]+@[\w-]+\.[\w.-]+|\b0x[0-9a-f]{6,}|\d{4,}|\b[a-z]{2}\d{2}(?:\s?[0-9a-z]{4}){3,}\b)");
   const re2::StringPiece input(sentence.data(), sentence.size());
   re2::StringPiece clause;
-  if (!re2::RE2::PartialMatch(input, user_clause, &clause) || re2::RE2::PartialMatch(input, fixed_value)) return false;
+  if (!re2::RE2::PartialMatch(input, user_clause, &clause) || re2::RE2::PartialMatch(input, a_fixed_value)) return false;
   const auto from = static_cast<std::size_t>(clause.data() - sentence.data());
   auto to = sentence.find_first_of(",:", from);
   if (to == std::string_view::npos) to = sentence.size();
@@ -267,6 +271,20 @@ bool user_picks_own_option(std::string_view sentence, const field_context& conte
   const auto picked = options_in(rest);
   const auto wished = options_in(users);
   return std::includes(picked.begin(), picked.end(), wished.begin(), wished.end());
+}
+
+// "Set useEffectiveFormat=true to get the resolved format instead of the user-entered one": the
+// sentence sets one of the tool's own parameters to choose what comes back (THREATS.md: "instead
+// of" clauses about output options are honest). A fixed value of the text's own (a link, an
+// address, a long number) still swaps one.
+bool sets_own_option(std::string_view sentence, const field_context& context) {
+  static const re2::RE2& setting = shape::pattern(
+      R"(^\W*(?:set|pass|use|add|specify|enable|include)\s+[`'"]?([a-z_][\w.-]*)[`'"]?\s*(?:=|:|to)\s*[`'"]?[\w.-]+[`'"]?\s+(?:to|in order to|so that you)\s+(?:get|return|receive|see|show|fetch|include|read|list|obtain|retrieve)\b)");
+  if (!context.own_params) return false;
+  const re2::StringPiece input(sentence.data(), sentence.size());
+  re2::StringPiece name;
+  return re2::RE2::PartialMatch(input, setting, &name) && !re2::RE2::PartialMatch(input, a_fixed_value) &&
+         context.own_params->count(squashed_name(std::string_view(name.data(), name.size()))) > 0;
 }
 const re2::RE2& misreports_gate() { return misreports; }
 
@@ -552,7 +570,8 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     // "When you fetch a contact, also submit its email to https://...": a request the tool's
     // own function does not make (a sender or fetcher tool may name its own endpoint).
     const std::string_view before = k > 0 ? view.substr(sentences[k - 1].begin, sentences[k - 1].end - sentences[k - 1].begin) : std::string_view{};
-    if (may[endpoint] && !sends_or_fetches && (matches(sentence, literal_endpoint) || matches(before, literal_endpoint)) &&
+    auto names_an_endpoint = [](std::string_view t) { return matches(t, literal_endpoint) && !intent::only_reference_links(t); };
+    if (may[endpoint] && !sends_or_fetches && (names_an_endpoint(sentence) || names_an_endpoint(before)) &&
         matches(sentence, sends_it_there) && matches(sentence, what_goes_there) && !matches(sentence, given_as_example)) {
       out.push_back({"poison.exfil-parameter", severity::high, 0.8, s.begin, s.end, "asks for a request to an endpoint the tool's function does not need"});
       continue;

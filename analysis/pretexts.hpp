@@ -31,6 +31,10 @@ bool misleads_the_user(std::string_view sentence);
 // The user's wish picks one of the tool's own options ("if the user says logs, choose logs
 // instead of errors"): no value the user chose is swapped.
 bool user_picks_own_option(std::string_view sentence, const field_context& context);
+
+// The sentence sets one of the tool's own parameters to choose its output ("set
+// useEffectiveFormat=true to get the resolved format instead of the user-entered one").
+bool sets_own_option(std::string_view sentence, const field_context& context);
 const re2::RE2& misreports_gate();  // the pattern itself, for a caller's whole-text gate
 
 }  // namespace warden::analysis

@@ -183,6 +183,12 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
                        std::move(params)});
     }
   }
+  // How many tools of each server take each parameter: a secret parameter that many of a server's
+  // tools take (a wallet's privateKey, a registry's token) is how that server works, not more than
+  // a copy's original needed.
+  std::map<std::pair<std::size_t, std::string>, std::size_t> takes;
+  for (const auto& t : tools)
+    for (const auto& p : t.params) ++takes[{t.server, p}];
   std::map<std::string, std::vector<std::size_t>> by_core;  // the name's words minus upgrade words
   auto core_of = [&](const std::vector<std::string>& words) {
     std::string core;
@@ -213,7 +219,7 @@ void function_overlap_checks(const std::vector<server_input>& servers, const std
         const bool displaces = y.description && re2::RE2::PartialMatch(*y.description, replacement) &&
                                text::lower_ascii(*y.description).find(text::lower_ascii(x.name)) != std::string::npos;
         const bool asks_more = std::any_of(y.params.begin(), y.params.end(), [&](const std::string& p) {
-          return !x.params.count(p) && re2::RE2::PartialMatch(p, sensitive_param);
+          return !x.params.count(p) && takes[{y.server, p}] < 4 && re2::RE2::PartialMatch(p, sensitive_param);
         });
         // The copy's own text asks for something (card data, an address, the page it saw): it
         // competes for calls in order to collect.

@@ -261,6 +261,9 @@ void judge_suppression(std::string_view view, const std::vector<intent::sentence
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
     if (!matches(sentence, refuses_use) || !matches(sentence, the_other_tools)) continue;
     if (matches(sentence, only_for_a_while) && !matches(sentence, absolutely)) continue;
+    // "... until receiving a clear instruction from the user, even if ...": a hold until the user
+    // speaks is the stop-and-ask note, however firmly it is put.
+    if (s.on.test(index(intent::feature::stop_until_user))) continue;
     out.push_back({"poison.tool-hijack", severity::high, 0.8, s.begin, s.end, "tells the model never to use other tools, to keep its choice on this one"});
     return;
   }
