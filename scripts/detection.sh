@@ -20,8 +20,10 @@ python3 tests/corpus/generator/generate.py --out "$work/gen" "${carriers[@]}" >/
 # The floors, per set: precision and recall, set a little under the figures of docs/detection.md
 # so that a real drop fails while run-to-run noise (none: everything is deterministic) cannot.
 # With the real-server cache the generator's carriers are real servers (their honest text is in
-# every generated case), so dev and sealed have two sets of floors.
-if [[ -d "$cache/surfaces" ]]; then dev_floor=0.95:0.85 sealed_floor=0.93:0.59; else dev_floor=0.99:0.87 sealed_floor=0.95:0.55; fi
+# every generated case), so dev and sealed have two sets of floors. A real-carrier attack also
+# counts as found when its carrier's own false positive flags it: removing carrier false
+# positives lowers sealed recall and raises its precision (2026-12-06: 0.940/0.604 -> 0.959/0.587).
+if [[ -d "$cache/surfaces" ]]; then dev_floor=0.95:0.85 sealed_floor=0.95:0.58; else dev_floor=0.99:0.87 sealed_floor=0.95:0.55; fi
 args=(--no-speed
       --set "dev=$work/gen/dev" --gate "dev:${GATE_DEV:-$dev_floor}"
       --set "sealed=$work/gen/sealed" --gate "sealed:${GATE_SEALED:-$sealed_floor}"
