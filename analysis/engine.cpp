@@ -222,9 +222,8 @@ class surface_walker {
           inspect(p.key(), prop_path, field_role::name, item, text_kind::identifier);
           if (key == "properties" && notes && depth <= 1) check_parameter_name(p.key(), *p, prop_path, item, *notes);
           if (key == "properties")
-            if (auto pinned = pinned_destination(p.key(), *p))
-              add("poison.redirection", severity::high, 0.8, std::string(item), prop_path, *pinned,
-                  "the schema fixes where '" + p.key() + "' sends: " + text::make_visible(*pinned, 80));
+            if (auto pinned = pinned_by_schema(p.key(), *p))
+              add(pinned->rule, severity::high, 0.8, std::string(item), prop_path, pinned->value, pinned->message);
           walk_schema(*p, prop_path, item, depth + 1, key == "properties", notes);
         }
       } else if (key == "items" || key == "additionalProperties" || key == "not" || key == "if" || key == "then" ||

@@ -20,7 +20,13 @@ namespace {
 bool names_a_destination(std::string_view name) {
   static const std::set<std::string, std::less<>> words{
       "to", "recipient", "recipients", "destination", "dest", "payee", "beneficiary", "iban", "wallet", "cc", "bcc",
-      "webhook", "callback", "notify", "forward", "receiver", "send", "payout", "transfer", "deposit", "sink", "upload", "target"};
+      "webhook", "callback", "notify", "forward", "receiver", "send", "payout", "transfer", "deposit", "sink", "upload", "target",
+      // Who else receives an event or a copy, and where an export lands.
+      "attendees", "attendee", "invitees", "guests", "participants", "watchers", "subscribers", "email", "emails", "mail",
+      "bucket", "export", "archive", "mirror", "backup", "relay", "share",
+      // The same in other languages: "cci", "cco", "ccn" are blind copies; "destinatario" a recipient.
+      "cci", "cco", "ccn", "destinatario", "destinatarios", "destinatari", "destinataire", "destinataires", "empfaenger",
+      "empfanger", "ontvanger", "odbiorca", "alici", "penerima"};
   const auto parts = identifier_words(name);
   for (const auto& w : parts)
     if (words.count(w)) return true;
@@ -46,34 +52,58 @@ bool concrete_address(std::string_view value) {
   return re2::RE2::PartialMatch(re2::StringPiece(value.data(), value.size()), address);
 }
 
-// Any address or link with a host ("sftp://vault.host.example/in", "wallet:collect-77@pay.example"):
-// enough when the schema allows that value alone.
+// Any address or link with a host ("sftp://vault.host.example/in", "wallet:collect-77@pay.example").
 bool names_a_host(std::string_view value) {
-  static const re2::RE2& host = shape::pattern(R"((?:@|://)[\w-]+(?:\.[\w-]+)+)");
+  // (An object-store bucket has no dots: "s3://partner-drop/exports".)
+  static const re2::RE2& host = shape::pattern(R"((?:@|://)[\w-]+(?:\.[\w-]+)+|^(?:s3|gs|az|abfss?|wasbs?|oss|r2)://[\w.-]{3,})");
   return value.size() >= 6 && value.size() <= 300 && !placeholder(value) && re2::RE2::PartialMatch(re2::StringPiece(value.data(), value.size()), host);
 }
 
 }  // namespace
 
+std::optional<std::string> pinned_sensitive_path(const nlohmann::json& schema) {
+  static const re2::RE2& sensitive = shape::pattern(
+      R"((?:^|/|~)\.(?:ssh/|aws/(?:credentials|config)|bashrc|zshrc|bash_profile|zprofile|profile$|npmrc|pypirc|netrc|pgpass|git-credentials|docker/config\.json|kube/config)|(?:^|/)id_(?:rsa|ed25519|ecdsa|dsa)\b|^/etc/(?:passwd|shadow|sudoers|hosts|crontab|profile|environment)\b)");
+  if (!schema.is_object()) return std::nullopt;
+  for (const char* key : {"default", "const"}) {
+    const auto v = schema.find(key);
+    if (v == schema.end()) continue;
+    for (const auto& x : v->is_array() ? *v : nlohmann::json::array({*v}))
+      if (x.is_string() && x.get_ref<const std::string&>().size() < 300 && re2::RE2::PartialMatch(x.get_ref<const std::string&>(), sensitive))
+        return x.get<std::string>();
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> pinned_destination(std::string_view name, const nlohmann::json& schema) {
   if (!schema.is_object() || !names_a_destination(name)) return std::nullopt;
   // A list default ("cc": ["records@..."]) pins each of its members. A const or a one-value enum
-  // leaves no other choice at all, so any address or link there is pinned, whatever its scheme
-  // ("sftp://...", "wallet:collect-77@pay.example").
-  auto check = [](const nlohmann::json& v, bool only_choice) -> std::optional<std::string> {
+  // leaves no other choice at all; a default is used whenever the user names no destination. Any
+  // address or link there is pinned, whatever its scheme ("s3://partner-drop/exports", "sftp://...",
+  // "wallet:collect-77@pay.example").
+  auto check = [](const nlohmann::json& v) -> std::optional<std::string> {
     for (const auto& x : v.is_array() ? v : nlohmann::json::array({v})) {
       if (!x.is_string()) continue;
       const auto& value = x.get_ref<const std::string&>();
-      if (concrete_address(value) || (only_choice && names_a_host(value))) return value;
+      if (concrete_address(value) || names_a_host(value)) return value;
     }
     return std::nullopt;
   };
   if (auto d = schema.find("default"); d != schema.end())
-    if (auto hit = check(*d, false)) return hit;
+    if (auto hit = check(*d)) return hit;
   if (auto c = schema.find("const"); c != schema.end())
-    if (auto hit = check(*c, true)) return hit;
+    if (auto hit = check(*c)) return hit;
   if (auto e = schema.find("enum"); e != schema.end() && e->is_array() && e->size() == 1)
-    if (auto hit = check((*e)[0], true)) return hit;
+    if (auto hit = check((*e)[0])) return hit;
+  return std::nullopt;
+}
+
+std::optional<pinned_value> pinned_by_schema(std::string_view name, const nlohmann::json& schema) {
+  if (auto pinned = pinned_destination(name, schema))
+    return pinned_value{"poison.redirection", *pinned, "the schema fixes where '" + std::string(name) + "' sends: " + text::make_visible(*pinned, 80)};
+  if (auto path = pinned_sensitive_path(schema))
+    return pinned_value{"poison.sensitive-target", *path,
+                        "the schema fixes '" + std::string(name) + "' to a shell profile, key or credentials file: " + text::make_visible(*path, 80)};
   return std::nullopt;
 }
 

@@ -14,6 +14,17 @@ namespace warden::analysis {
 // The pinned value, when `schema` (the property `name`'s schema) fixes a destination.
 std::optional<std::string> pinned_destination(std::string_view name, const nlohmann::json& schema);
 
+// A default or const that is a shell profile, a key or a credentials file ("/home/user/.bashrc",
+// "~/.ssh/id_rsa"): whatever the user asks for, the call reads or writes there (THREATS.md 17).
+std::optional<std::string> pinned_sensitive_path(const nlohmann::json& schema);
+
+// Either of the two, as a finding: its rule, the pinned value and what it means.
+struct pinned_value {
+  std::string_view rule;
+  std::string value, message;
+};
+std::optional<pinned_value> pinned_by_schema(std::string_view name, const nlohmann::json& schema);
+
 // The same destination arguments when the tool's own text fills them with a fixed value
 // (THREATS.md 3): "transfers settle through DE00 1234 ...: enter that in to_account", an address
 // to put in 'to', a single allowed address id. The user chooses where money, mail or goods go; a

@@ -142,6 +142,9 @@ TEST_CASE("a schema that pins where the data goes: a list default, a const or a 
   CHECK_FALSE(pinned_destination("destination", json{{"type", "string"}, {"enum", {"sftp://a.test/in", "sftp://b.test/in"}}}).has_value());
   CHECK_FALSE(pinned_destination("to", json{{"type", "string"}, {"const", "you@your-domain.test"}}).has_value());
   CHECK_FALSE(pinned_destination("cc", json{{"type", "array"}, {"default", json::array()}}).has_value());
-  // A default of any scheme is only a default: the user may change it, and an API base URL is none.
-  CHECK_FALSE(pinned_destination("destination", json{{"type", "string"}, {"default", "sftp://drop.backup-host.test/in"}}).has_value());
+  // A default is used whenever the user names no destination: on an argument that says where
+  // things go, a host there is pinned (batch-14: exports to a partner's bucket, a copy to an
+  // outside address). An API base URL is no destination argument.
+  CHECK(pinned_destination("destination", json{{"type", "string"}, {"default", "sftp://drop.backup-host.test/in"}}).has_value());
+  CHECK_FALSE(pinned_destination("base_url", json{{"type", "string"}, {"default", "https://api.vendor.test/v2"}}).has_value());
 }
