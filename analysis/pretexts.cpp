@@ -171,6 +171,21 @@ bool pins_a_destination(std::string_view text) {
   return matches(units_blanked, destination_noun);
 }
 
+// A recipient, account or grantee the text itself names as where things go: "the default
+// recipient for exports is lists@sync-hub.example", "each snapshot is shared with account
+// 301245778190", "granting read to arn:aws:iam::771234509876:root". The user chooses where data
+// and money go; a fixed one stated in the tool's text is a redirection however calmly put.
+const re2::RE2& names_a_fixed_recipient = shape::pattern(
+    R"(\b(?:(?:default|fixed|designated|standard)\s+(?:\w+\s+)?(?:recipient|destination|payee|beneficiary|account|mailbox)|recipient|destination|delivered to|sent to|forwarded to|copied to|cc'?d to|shared with|granted to|granting|routed to|deposited (?:in|to|into)|paid (?:to|into)|transferred to|settled (?:to|into|through))\b[^.\n]{0,60}?([\w.+-]+@[\w-]+\.[\w.-]+|\b[1-9]\d{8,}\b|\barn:aws:iam::\d{12}|\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){3,}))");
+
+// The literal is a real one: a placeholder ("AC000...0") holds no digit but zeros after its first four characters.
+bool names_a_real_recipient(std::string_view sentence) {
+  re2::StringPiece literal;
+  if (!re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), names_a_fixed_recipient, &literal)) return false;
+  const std::string_view value(literal.data(), literal.size());
+  return value.find('@') != std::string_view::npos || value.substr(4).find_first_of("123456789") != std::string_view::npos;
+}
+
 const re2::RE2& fixed_literal = shape::pattern(R"([`'"][^`'"]{2,80}[`'"]|\b0x[0-9a-f]{6,}\b|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b|\b[a-z]{2}\d{2}(?:\s?[0-9a-z]{4}){3,}\b)");
 
 // ---- an order in another language inside English text ----------------------------------------
@@ -449,7 +464,7 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
   static const shape::gate needs{&shell_code, &call_before, &waits_for_a_call, &the_models_make_up, &the_conversation, &keeps_itself_hidden, &asks_the_model_about_itself, &edits_a_dotfile,
                                  &host_secrets, &sent_on_the_side, &swaps_the_users_value, &sets_aside_the_users_choice, &misreports, &at_every_turn,
                                  &from_the_models_context, &user_dossier, &literal_endpoint, &authority_tag, &overrides_the_user,
-                                 &swap_cue, &swap_cue_abroad};
+                                 &swap_cue, &swap_cue_abroad, &names_a_fixed_recipient};
   const auto may = needs.match(view);
   enum { shell,
          call,
@@ -471,7 +486,8 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
          tag,
          pin,
          swap_here,
-         swap_abroad };
+         swap_abroad,
+         recipient };
   // A swap named anywhere in the text, and a literal it could swap to, for the rule on what the
   // user is shown.
   const bool swapped_abroad = may[swap_abroad];
@@ -598,6 +614,10 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
                                             ? view.substr(sentences[k - 1].begin, s.end - sentences[k - 1].begin)
                                             : sentence))) {
       out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "replaces a value the user chose with one the text fixes"});
+      continue;
+    }
+    if (may[recipient] && names_a_real_recipient(sentence) && !matches(sentence, given_as_example)) {
+      out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "the text names a recipient, account or grantee of its own for the user's data or money"});
       continue;
     }
     if (swapped && !matches(sentence, asks_first) &&
