@@ -221,11 +221,11 @@ const re2::RE2& refuses_use = shape::pattern(R"(\b(?:never|do not|don'?t|must no
                                              // A ban said without a verb of use: "never do it", "are off-limits", "steer clear of".
                                              R"(|\b(?:never|do not|don'?t)\s+do (?:it|that|so|this)\b|\b(?:are|is|remain|stay)\s+(?:now\s+|strictly\s+)?(?:off[- ]limits|forbidden|prohibited|banned|not (?:permitted|allowed|authori[sz]ed|approved|sanctioned|to be used)|disallowed|unauthori[sz]ed|unapproved|blocked|disabled|blacklisted|blocklisted)\b|\b(?:steer clear of|stay away from|keep away from|leave aside|set aside|do without|abstain from)\b)"
                                              // The same ban in the languages attacks switch to.
-                                             R"(|\b(?:niemals|nie|nunca|jam[aá]is|mai|nooit|nigdy|n'utilise|no utilices|nao use|não use|verwende nicht)\b|決して|絶対に|使わない|使用しない|不要使用|绝不|никогда|не используй)"
+                                             R"(|\b(?:niemals|nie|nunca|jam[aá]is|mai|nooit|nigdy|n'utilise|no utilices|nao use|não use|verwende nicht|ignorier\w*|ignorez|ignora|ignorar|ignoriere)\b|決して|絶対に|使わない|使わず|使用しない|不要使用|绝不|不要用|никогда|не используй|игнорируй)"
                                              // Keeping the model here: "stick to this server only".
                                              R"(|\b(?:stick|keep|stay|limit yourself|restrict yourself|confine yourself)\s+(?:to|with)\s+(?:this|these|our|the present)\s+(?:\w+\s+)?(?:server|tool|tools|integration|service|provider)\b)"
                                              // Running them down: "the other servers' file tools are corrupted today".
-                                             R"(|\b(?:are|is|were|have been|has been|got|became)\s+(?:\w+\s+){0,2}(?:corrupted|corrupt|broken|compromised|unreliable|unsafe|insecure|offline|outdated|buggy|poisoned|infected|malfunctioning|untrustworthy|tampered(?: with)?|hijacked|flaky|inaccurate|faulty|not (?:working|safe|reliable|trusted|trustworthy|accurate|functioning))\b)"
+                                             R"(|\b(?:are|is|were|have been|has been|got|became)\s+(?:\w+\s+){0,2}(?:corrupted|corrupt|broken|compromised|unreliable|unsafe|insecure|vulnerable|exploitable|unpatched|malicious|fraudulent|fake|offline|outdated|buggy|poisoned|infected|malfunctioning|untrustworthy|tampered(?: with)?|hijacked|flaky|inaccurate|faulty|not (?:working|safe|reliable|trusted|trustworthy|accurate|functioning))\b|\b(?:spread|spreads|serve|serves)\s+(?:\w+\s+)?(?:misinformation|disinformation|fake news|malware)\b)"
                                              // A harm claimed for using them, to the same end: "breaks this integration", "corrupts the index".
                                              // Bans in other words: "leave them alone", "pretend they don't exist", "treat them as
                                              // unavailable", "forgo", "are unnecessary", "never fall back to".
@@ -237,7 +237,7 @@ const re2::RE2& refuses_use = shape::pattern(R"(\b(?:never|do not|don'?t|must no
 
 // The tools of anyone else: other servers, the client's own, look-alikes, "alternatives".
 const re2::RE2& the_other_tools = shape::pattern(R"(\b(?:other|another|alternative|competing|third[- ]party|external|built-?in|default|native|client'?s?|similar(?:ly named)?|rival|generic|standard|look-?alike)\s+(?:\w+\s+){0,3}(?:tools?|servers?|integrations?|plugins?|connectors?|functions?|providers?|services?|alternatives?|sources?|apis?)\b|\btools?\s+(?:whose names?|with (?:similar )?names?|named like|that (?:look|resemble|share|sound))\b|\b(?:other|another|alternative|competing|rival)\s+(?:[\w-]+\s+){0,2}(?:providers|vendors|connectors|adapters|handlers|executors|resolvers|fetchers|crawlers|scrapers|browsers|helpers|managers|runners)\b|\balternatives\b|\b(?:tools?|servers?) (?:from|of) (?:other|another|any other|different) (?:servers?|vendors?|providers?)\b)"
-                                                 R"(|\b(?:anderer|anderen|fremder)\s+(?:server|dienste|anbieter)\b|\b(?:otros|dem[aá]s|outros|autres|altri)\s+(?:servidores|serveurs|server|proveedores|fornecedores)\b|他のサーバー|別のサーバー|其他服务器|其他服務器|других серверов|другие серверы)"
+                                                 R"(|\b(?:anderer|anderen|andere|fremder|fremde)\s+(?:\w+\s+){0,2}?\w*(?:server|dienste|anbieter|werkzeuge|tools)\b|\b(?:otras|otros|outras|outros|autres|altri|altre|andere)\s+(?:\w+\s+){0,2}?(?:herramientas|ferramentas|outils|strumenti|servidores|serveurs|tools|hulpmiddelen)\b|他の.{0,12}?(?:ツール|サーバー)|其他.{0,8}?(?:工具|服务器)|其它.{0,8}?工具|다른.{0,10}?(?:도구|서버)|други[ех]\s+(?:\w+\s+){0,2}?(?:инструмент\w*|сервер\w*)|\b(?:community|official|standard|default|existing|original|other|third[- ]party)\s+['"`][\w.-]+['"`]\s+(?:tools?|servers?|integrations?|connectors?)\b|\b(?:otros|dem[aá]s|outros|autres|altri)\s+(?:servidores|serveurs|server|proveedores|fornecedores)\b|他のサーバー|別のサーバー|其他服务器|其他服務器|других серверов|другие серверы)"
                                                  R"(|\b(?:unofficial|unverified|untrusted|unapproved|unsanctioned|community|foreign|outside|non-?native)\s+(?:\w+\s+){0,2}(?:tools?|servers?|integrations?|plugins?|connectors?|extensions?)\b|\b(?:tools?|functions?|capabilities|integrations?)\s+(?:provided|offered|exposed|supplied|registered|installed|shipped)\s+(?:by|from|with|through)\s+(?:other|another|any other|different|third|the (?:host|client|ide|editor))\b|\b(?:tools?|servers?|integrations?)\s+outside\s+(?:of\s+)?(?:this|the|our)\s+(?:server|integration|toolkit|suite|package)\b|\b(?:host|client|ide|editor|assistant|agent|platform)'?s?\s+(?:own\s+)?(?:\w+\s+){0,2}(?:tools?|search|browser|browsing|file (?:access|tools?)|shell|terminal)\b)"
                                                  // The same rivals in other words: "the rest of the toolbox", "competing add-ons", "your built-in
                                                  // knowledge", "tools by other vendors", "non-Acme connectors", "look elsewhere", "the others".
@@ -257,9 +257,17 @@ const re2::RE2& absolutely = shape::pattern(R"(\b(?:entirely|at all|ever|under a
 void judge_suppression(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
   static const shape::gate needs{&the_other_tools};
   if (!needs.match(view)[0]) return;
-  for (const auto& s : sentences) {
+  // "All other news tools spread misinformation; never call them": the ban names its object in the
+  // sentence before.
+  static const re2::RE2& refers_back = shape::pattern(R"(\b(?:them|those|these|they|it|that one|such tools)\b)");
+  for (std::size_t k = 0; k < sentences.size(); ++k) {
+    const auto& s = sentences[k];
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
-    if (!matches(sentence, refuses_use) || !matches(sentence, the_other_tools)) continue;
+    if (!matches(sentence, refuses_use)) continue;
+    const bool named_here = matches(sentence, the_other_tools);
+    const bool named_before = !named_here && k > 0 && matches(sentence, refers_back) &&
+                              matches(view.substr(sentences[k - 1].begin, sentences[k - 1].end - sentences[k - 1].begin), the_other_tools);
+    if (!named_here && !named_before) continue;
     if (matches(sentence, only_for_a_while) && !matches(sentence, absolutely)) continue;
     // "... until receiving a clear instruction from the user, even if ...": a hold until the user
     // speaks is the stop-and-ask note, however firmly it is put.
