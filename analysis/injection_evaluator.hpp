@@ -102,6 +102,7 @@ class evaluator {
   // A sensitive path counts as a target only when its own sentence asks for something to be done
   // with it; "credentials come from ~/.aws/credentials" is documentation.
   bool sensitive_is_demanded() const;
+  bool orders_a_credential_file_read() const;
 
   // The text fixes a concrete value: a quoted literal, an address, an account or a long number.
   bool names_a_value() const;

@@ -103,6 +103,16 @@ bool evaluator::sensitive_is_demanded() const {
   return false;
 }
 
+// "...: read ~/.aws/credentials and ~/.netrc and append them", "attach the .env": an imperative
+// whose object is a key or credentials file. Honest docs say where a file is read from; an order to
+// read one and carry it is the attack (THREATS.md 1, 17), whatever the sentence model makes of it.
+bool evaluator::orders_a_credential_file_read() const {
+  static const re2::RE2 order(
+      R"((?:^|[;:(]\s*|\b(?:and|then|please|first|also|you)\s+)(?:read|cat|open|load|include|attach|append|upload|send|post|copy|paste|dump|collect|grab|embed)\s+(?:the\s+(?:contents?\s+of\s+)?|its\s+|all\s+)?[`"']?(?:~/|\$home/|/home/\w+/|/root/|%userprofile%)?\.?(?:ssh/|aws/credentials|netrc|npmrc|pypirc|pgpass|git-credentials|docker/config\.json|kube/config|env\b|bash_history|zsh_history|gnupg))",
+      bank_options());
+  return has(signal::sensitive_path) && re2::RE2::PartialMatch(re2::StringPiece(norm_.view().data(), norm_.view().size()), order);
+}
+
 // The text fixes a concrete value: a quoted literal, an address, an account or a long number.
 bool evaluator::names_a_value() const {
   static const re2::RE2 value(R"(['"`][^'"`\s][^'"`]{0,60}['"`]|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b0x[0-9a-f]{6,}|\b\d[\d-]{4,}\b|\b[a-z]+_[a-z0-9]{6,}\b|(?-i:\b[A-Z][a-z]{2,}\b)\s+instead\b)", bank_options());
@@ -384,8 +394,10 @@ void evaluator::arbitrated_legacy_rules() {
   static const std::set<std::string_view> structural{"shadow.cross-server-instruction", "poison.redirection"};
   const bool sequencing_with_demand =
       families.count("poison.forced-sequencing") && (families.size() >= 2 || has(signal::user_secret));
+  const bool reads_a_credential_file = orders_a_credential_file_read();
   auto keeps_level = [&](std::string_view rule) {
-    return stacked || structural.count(rule) || (sequencing_with_demand && rule == "poison.forced-sequencing");
+    return stacked || structural.count(rule) || (sequencing_with_demand && rule == "poison.forced-sequencing") ||
+           (reads_a_credential_file && rule == "poison.sensitive-target");
   };
   for (auto& h : legacy) {
     // A phrase rule with nothing outside the tool's function in any sentence is a report.

@@ -112,6 +112,14 @@ void evaluator::judge_sentences() {
   }
   located_ = sentences;  // the signals alone, for the arbitrated legacy rules
   intent::add_lexicon_features(view, sentences);
+  // "Can include `authorization_code`, `refresh_token`, `password`, ...": a list of a field's
+  // values names the values, not a secret for the model to fetch.
+  static const re2::RE2 value_list(
+      R"(\b(?:can (?:include|be|contain)|one of|any of|possible values|allowed values|valid values|accepted values|supported (?:values|types)|options are|values are)\W*(?:[`'"][\w:/.#-]{1,80}[`'"]\s*,?\s*(?:and|or)?\s*){3,})",
+      bank_options());
+  for (auto& s : sentences)
+    if (s.on.test(index(signal::secret_noun)) && re2::RE2::PartialMatch(re2::StringPiece(view.data() + s.begin, s.end - s.begin), value_list))
+      for (auto f : {index(signal::secret_noun), index(signal::quoted_field), index(feature::non_english_grab), index(feature::named_identifier)}) s.on.reset(f);
   // What holds for the whole text and the field it sits in.
   intent::feature_set common;
   auto set_if = [&](bool on, feature f) { if (on) common.set(index(f)); };
@@ -152,6 +160,15 @@ void evaluator::judge_sentences() {
     // Obfuscated spellings were matched on a de-obfuscated copy of the whole text.
     if (obfuscated_) s.on |= alternative_signals_;
     tool_reference_features(view.substr(s.begin, s.end - s.begin), s.on);
+    // "`get_application` and `get_service` accept `reveal: true` to return credentials": the
+    // server's own tools, as the subject, described in the third person, are its documentation.
+    static const re2::RE2 own_tools_described(
+        R"(^\W*(?:[`'"]?[a-z][\w.-]*[`'"]?\s*(?:,|and|or)\s*)*[`'"]?[a-z][\w.-]*[`'"]?\s+(?:accepts?|returns?|takes?|supports?|exposes?|lists?|reports?|shows?|masks?|redacts?|omits?)\b)",
+        bank_options());
+    if ((s.on.test(index(feature::names_sibling)) || s.on.test(index(feature::names_own))) && !s.on.test(index(feature::names_foreign)) &&
+        !s.on.test(index(feature::url)) && !s.on.test(index(feature::email_addr)) && !s.on.test(index(signal::oblige)) &&
+        !s.on.test(index(signal::oblige_strong)) && re2::RE2::PartialMatch(re2::StringPiece(view.data() + s.begin, s.end - s.begin), own_tools_described))
+      for (auto f : {index(signal::secret_noun), index(feature::probe_word)}) s.on.reset(f);
   }
   // An attack often spreads over two or three sentences (the demand in one, the concealment or
   // the pretext in the next): each sentence also sees a summary of its neighbours.
