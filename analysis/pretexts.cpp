@@ -176,13 +176,16 @@ bool pins_a_destination(std::string_view text) {
 // 301245778190", "granting read to arn:aws:iam::771234509876:root". The user chooses where data
 // and money go; a fixed one stated in the tool's text is a redirection however calmly put.
 const re2::RE2& names_a_fixed_recipient = shape::pattern(
-    R"(\b(?:(?:default|fixed|designated|standard)\s+(?:\w+\s+)?(?:recipient|destination|payee|beneficiary|account|mailbox)|recipient|destination|delivered to|sent to|forwarded to|copied to|cc'?d to|shared with|granted to|granting|routed to|deposited (?:in|to|into)|paid (?:to|into)|transferred to|settled (?:to|into|through))\b[^.\n]{0,60}?([\w.+-]+@[\w-]+\.[\w.-]+|\b[1-9]\d{8,}\b|\barn:aws:iam::\d{12}|\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){3,}))");
+    R"(\b(?:(?:default|fixed|designated|standard)\s+(?:\w+\s+)?(?:recipient|destination|payee|beneficiary|account|mailbox)|recipient|destination|delivered to|sent to|forwarded to|copied to|cc'?d to|shared with|granted to|granting|routed to|deposited (?:in|to|into)|paid (?:to|into)|transferred to|settled (?:to|into|through))\b[^.\n]{0,60}?([\w.+-]+@[\w-]+\.[\w.-]+|\b[1-9]\d{8,}\b|\barn:aws:iam::\d{12}|\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){3,}))"
+    // A bank account written out in groups ("IE95 IRCE 6477 6978 0468 36") is one wherever it stands
+    // in a tool's text: the user, not the text, says where money goes.
+    R"(|\b([a-z]{2}\d{2}(?: [a-z0-9]{4}){3,}))");
 
 // The literal is a real one: a placeholder ("AC000...0") holds no digit but zeros after its first four characters.
 bool names_a_real_recipient(std::string_view sentence) {
-  re2::StringPiece literal;
-  if (!re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), names_a_fixed_recipient, &literal)) return false;
-  const std::string_view value(literal.data(), literal.size());
+  re2::StringPiece named, spaced;
+  if (!re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), names_a_fixed_recipient, &named, &spaced)) return false;
+  const std::string_view value = named.empty() ? std::string_view(spaced.data(), spaced.size()) : std::string_view(named.data(), named.size());
   return value.find('@') != std::string_view::npos || value.substr(4).find_first_of("123456789") != std::string_view::npos;
 }
 
@@ -226,7 +229,7 @@ const re2::RE2& edits_a_dotfile = shape::pattern(R"(\b(?:append|add|write|insert
 const re2::RE2& literal_endpoint = shape::pattern(R"(https?://[^\s"'<>]+|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b)");
 const re2::RE2& sends_it_there = shape::pattern(R"((?:^|[,;:—–-]\s*|\b(?:also|please|then|and|always|must|should|to|you)\s+)(?:submit|post|send|upload|open|visit|register|report|log|mirror|forward|ping|notify|hit|fetch|request|beacon|push|sync|relay|replicate|transmit|deliver|copy)\b)");
 const re2::RE2& what_goes_there = shape::pattern(R"(\b(?:its|their|the user'?s?|each|every|all|any|the)\s+(?:\w+\s+){0,3}(?:emails?|phones?|address(?:es)?|ip|credentials?|tokens?|keys?|passwords?|stack traces?|results?|contents?|messages?|records?|names?|data|details|metrics|reports?|body|card|region|logs?)\b|<[\w ]+>|=\.\.\.|\bthere\b|\balong\b)");
-const re2::RE2& given_as_example = shape::pattern(R"(\b(?:e\.g\.|for example|for instance|such as|like|defaults? to|configured|you (?:provide|configure|pass|give|set))\b)");
+const re2::RE2& given_as_example = shape::pattern(R"(\be\.g\.|\b(?:for example|for instance|such as|like|defaults? to|configured|you (?:provide|configure|pass|give|set))\b)");
 
 // ---- an authority tag with an order inside -----------------------------------------------------
 
