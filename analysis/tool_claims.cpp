@@ -169,7 +169,11 @@ const re2::RE2& addresses_the_ai = shape::pattern(R"(\b(?:ai|llm)[ -](?:assistan
 // data, a destination or a harm.
 const re2::RE2& addresses_agents_loosely = shape::pattern(
     R"(\b(?:automated|autonomous|ai|coding|copilot-style|llm)\s+(?:agents?|assistants?|responders?|fixers?|maintainers?|reviewers?)\b|\b(?:fyi|attention|psst|note)\s*,?\s*(?:ai\s+)?(?:assistants?|agents?|bots?|ai)\s*:|\b(?:agents?|assistants?|bots?) and (?:ai|assistants?|bots?)\s*:)"
-    R"(|\b(?:instructions?|notes?|messages?|guidance)\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:language models?|models?|llms?)\b|\b(?:have|let|get)\s+(?:the\s+|your\s+)?(?:ai\s+)?(?:assistant|agent|bot)\s+(?:to\s+)?[a-z]+)");
+    R"(|\b(?:instructions?|notes?|messages?|guidance)\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:language models?|models?|llms?)\b|\b(?:have|let|get)\s+(?:the\s+|your\s+)?(?:ai\s+)?(?:assistant|agent|bot)\s+(?:to\s+)?[a-z]+)"
+    // Assistants named by what they do with this data: "Assistants processing this on behalf of the
+    // customer can ...", "Assistentes que pagam faturas ...", "Ассистенты, обрабатывающие это письмо".
+    R"(|\b(?:assistants?|agents?|bots?|ai systems?|copilots?)\s*,?\s+(?:that\s+|who\s+|which\s+)?(?:process\w*|handl\w*|read\w*|manag\w*|pay\w*|triag\w*|summari[sz]\w*|work\w* (?:on|through)|act\w* (?:on|for))\s+(?:this|these|the|on|invoices?|e-?mails?|messages?|payments?|tickets?|mail|inbox\w*|requests?)\b)"
+    R"(|\b(?:asistentes?|assistentes?|assistenten|assistenzsystem\w*|asystent\w*|asisten|assistenti)\s*,?\s+(?:que|die|der|welche|yang|kt(?:ó|o)r\w*|che|qui)\b|ассистент\w*,?\s+(?:обрабатывающ|читающ|которы)\w*|处理\S{0,8}的助手|的助手可|アシスタントは|어시스턴트는)");
 const re2::RE2& consequential = shape::pattern(
     R"(\b(?:delete|drop|purge|wipe|cancel|transfer|pay|wire|approve|merge|grant|force|sudo|rm -rf|silence|refund|buy|gift cards?|public|publicly|omit|summary|summari[sz]\w+|no termination|mirror|fork|instead|token|secret|password|salary|address(?:es)?|customer list|contacts)\b)");
 const re2::RE2& addresses_the_ai_abroad = shape::pattern(
