@@ -73,6 +73,13 @@ void evaluator::tool_reference_features(std::string_view sentence_text, intent::
     if (re2::RE2::PartialMatch(input, names_data)) continue;
     static const re2::RE2 dangling_data(R"(^[-_.]*[`'"]?\s*(?:prefix|suffix|field|parameter|key|flag|option|header|variable)\b)", bank_options());
     if (re2::RE2::PartialMatch(input, dangling_data)) continue;
+    // "use `app_id` to invite the bot": a name shaped like a field (a noun ending in _id, _name,
+    // _url ...) and not like an action (get_, create_ ...) is data.
+    static const re2::RE2 field_shaped(R"([_-](?:id|ids|uuid|uuids|name|names|type|url|urls|path|list|count|at|date|time|code|number|no|email|slug)$)", bank_options());
+    static const re2::RE2 action_shaped(
+        R"(^(?:get|list|create|update|delete|remove|send|fetch|read|write|run|call|set|add|search|check|verify|validate|init|start|post|upload|download|export|import|sync|log|report|submit|register|auth|login|capture|collect|notify|share|grant|transfer|pay|exec|execute)[_-])",
+        bank_options());
+    if (re2::RE2::PartialMatch(name, field_shaped) && !re2::RE2::PartialMatch(name, action_shaped)) continue;
     // Docs cite a sibling without the server's prefix ("use list-properties" for
     // "hubspot-list-properties"), and servers list some tools only when the client has a
     // capability ("get-roots-list" beside "get-env"): in the server's own metadata, a name in
@@ -117,9 +124,16 @@ void evaluator::judge_sentences() {
   static const re2::RE2 value_list(
       R"(\b(?:can (?:include|be|contain)|one of|any of|possible values|allowed values|valid values|accepted values|supported (?:values|types)|options are|values are)\W*(?:[`'"][\w:/.#-]{1,80}[`'"]\s*,?\s*(?:and|or)?\s*){3,})",
       bank_options());
-  for (auto& s : sentences)
-    if (s.on.test(index(signal::secret_noun)) && re2::RE2::PartialMatch(re2::StringPiece(view.data() + s.begin, s.end - s.begin), value_list))
+  // "Supported types: - 1: Multi-line text - 2: Number - 13: Phone number - 22: Geographic
+  // location": a numbered list of a field's kinds names kinds of data, it asks for none.
+  static const re2::RE2 numbered_kinds(R"((?:(?:^|\s)-\s*\d{1,4}\s*[:=]\s*[^-:\n]{1,40}){4,})", bank_options());
+  for (auto& s : sentences) {
+    const re2::StringPiece text(view.data() + s.begin, s.end - s.begin);
+    if (s.on.test(index(signal::secret_noun)) && re2::RE2::PartialMatch(text, value_list))
       for (auto f : {index(signal::secret_noun), index(signal::quoted_field), index(feature::non_english_grab), index(feature::named_identifier)}) s.on.reset(f);
+    if ((s.on.test(index(feature::user_identity)) || s.on.test(index(feature::location_grab))) && re2::RE2::PartialMatch(text, numbered_kinds))
+      for (auto f : {index(feature::user_identity), index(feature::location_grab)}) s.on.reset(f);
+  }
   // What holds for the whole text and the field it sits in.
   intent::feature_set common;
   auto set_if = [&](bool on, feature f) { if (on) common.set(index(f)); };
