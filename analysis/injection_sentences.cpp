@@ -495,7 +495,15 @@ bool evaluator::routes_among_own_tools(const intent::feature_set& on, std::strin
   if (!any({index(feature::names_sibling), index(feature::names_own)}) &&
       !any({index(feature::role_server), index(feature::role_description)}))
     return false;
-  if (carries_beyond_tools(on)) return false;
+  // "Do not use for generic place types, because category_search_tool is better for that": a
+  // sibling named as the better choice for some requests is the server's routing advice.
+  static const re2::RE2 sibling_is_better(
+      R"([`'"]?\b[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+[`'"]?\s+(?:is|are|works)\s+(?:much\s+)?(?:better|more (?:suitable|appropriate|accurate|efficient)|preferred|the (?:right|better) (?:tool|choice))\b)",
+      bank_options());
+  intent::feature_set judged = on;
+  if (on.test(index(feature::names_sibling)) && re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), sibling_is_better))
+    for (auto f : {index(feature::suppress_other), index(feature::superiority)}) judged.reset(f);
+  if (carries_beyond_tools(judged)) return false;
   // "Never use tools from other servers; rely on delete_post alone" steers away from the rest.    // "Never use tools from other servers; rely on delete_post alone" steers away from the rest.
   static const re2::RE2 beyond_own(
       R"(\b(?:other|another|third-party|external|rival|competing|default|built-in|client'?s?|similar(?:ly named)?)\s+(?:\w+\s+)?(?:tools?|servers?|integrations?|plugins?|connectors?|functions?)\b|\b(?:any|every|all)\s+other\b|\balone\b|\bonly\s+[`'"]?[\w.-]+[`'"]?\s+(?:may|must|should|can)\b|\b(?:set|override|force|fix|pin|hard-?code|replace)\s+[`'"]?[\w.-]+[`'"]?\s+(?:to|with|=)\s|[`'"][\w.-]+[`'"]\s+(?:must|should|shall|has to|needs to)\s+(?:always\s+)?(?:be|equal|contain|include)\b|\bfor (?:all|every|each) (?:users?|calls?|requests?|accounts?|invocations?)\b|\b(?:has been|was|is now) (?:reconfigured|changed|updated|migrated)\b|\bnow (?:expects|requires|defaults)\b)",
