@@ -75,11 +75,14 @@ void evaluator::tool_reference_features(std::string_view sentence_text, intent::
     if (re2::RE2::PartialMatch(input, dangling_data)) continue;
     // "use `app_id` to invite the bot": a name shaped like a field (a noun ending in _id, _name,
     // _url ...) and not like an action (get_, create_ ...) is data.
-    static const re2::RE2 field_shaped(R"([_-](?:id|ids|uuid|uuids|name|names|type|url|urls|path|list|count|at|date|time|code|number|no|email|slug)$)", bank_options());
+    static const re2::RE2 field_shaped(R"([_-](?:id|ids|uuid|uuids|name|names|type|url|urls|path|list|count|at|date|time|code|number|no|email|slug|order|index|status|state|version|label|value|ref|hash|sha|owner|parent|prefix|suffix|dir|file)$)", bank_options());
     static const re2::RE2 action_shaped(
         R"(^(?:get|list|create|update|delete|remove|send|fetch|read|write|run|call|set|add|search|check|verify|validate|init|start|post|upload|download|export|import|sync|log|report|submit|register|auth|login|capture|collect|notify|share|grant|transfer|pay|exec|execute)[_-])",
         bank_options());
     if (re2::RE2::PartialMatch(name, field_shaped) && !re2::RE2::PartialMatch(name, action_shaped)) continue;
+    // "reported with the \"built-in\" state": a hyphenated word of two short parts is a word.
+    static const re2::RE2 hyphenated_word(R"(^[a-z]{1,6}-[a-z]{1,6}$)", bank_options());
+    if (re2::RE2::PartialMatch(name, hyphenated_word) && !re2::RE2::PartialMatch(name, action_shaped)) continue;
     // Docs cite a sibling without the server's prefix ("use list-properties" for
     // "hubspot-list-properties"), and servers list some tools only when the client has a
     // capability ("get-roots-list" beside "get-env"): in the server's own metadata, a name in
