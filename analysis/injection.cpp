@@ -546,7 +546,16 @@ injection_result inspect_injection(std::string_view raw, const field_context& co
     as_prose.role = field_role::parameter_description;
     auto spelled = injection_internal::evaluator(words, as_prose).run();
     result.signals |= spelled.signals;
-    for (auto& h : spelled.hits) result.hits.push_back(std::move(h));
+    // A name that needs six words to say what it holds, and says something a model is asked to
+    // do with data, is an order in disguise: no schema names a field that way.
+    const bool sentence_long = std::count(raw.begin(), raw.end(), '_') >= 6;
+    for (auto& h : spelled.hits) {
+      if (sentence_long && h.level == severity::medium && h.rule_id.starts_with("poison.")) {
+        h.level = severity::high;
+        h.message += " (spelled as a name)";
+      }
+      result.hits.push_back(std::move(h));
+    }
   }
   return result;
 }
