@@ -1,10 +1,15 @@
 #include "analysis/snapshots.hpp"
 
+#include <re2/re2.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
 #include "analysis/catalogue.hpp"
+#include "analysis/intent.hpp"
+#include "analysis/text.hpp"
 
 namespace warden::analysis {
 
@@ -50,8 +55,51 @@ void compare_items(const json& before, const json& after, const std::string& kin
     flatten(*found->second, prefix, old_leaves, 0);
     flatten(item, prefix, new_leaves, 0);
     for (const auto& [location, value] : new_leaves)
-      if (auto old = old_leaves.find(location); old == old_leaves.end() || old->second != value) out.fields.push_back(location);
+      if (auto old = old_leaves.find(location); old == old_leaves.end() || old->second != value) {
+        out.fields.push_back(location);
+        out.texts.push_back({location, old == old_leaves.end() ? std::string() : old->second, value});
+      }
   }
+}
+
+// Destinations a changed text names that its approved version did not: e-mail addresses (not a
+// contact or support address), links other than documentation, bank accounts, buckets, channels,
+// and a bucket, channel, mirror, repository or account named with an id ("bucket ext-ingest-22").
+std::vector<std::string> added_destinations(const std::string& before, const std::string& after) {
+  static const re2::RE2 destination(
+      R"(([\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://[^\s"'<>)\]]+|\b[A-Z]{2}\d{2}(?: [A-Z0-9]{4}){3,}|\b(?:s3|gs|az|sftp|ftp)://[\w./-]+|(?:^|\s)#[a-z][\w-]{2,}|\b(?:bucket|channel|mirror|repository|repo|account)\s+[`'"]?[a-z0-9][\w./-]*\d[\w./-]*))");
+  static const re2::RE2 contact(R"((?i)\b(?:contact|support|help|questions?|feedback|issues?|report|reach|email us|write to|security@)\W+(?:\w+\W+){0,3}$)");
+  std::vector<std::string> out;
+  re2::StringPiece rest(after), found;
+  while (re2::RE2::FindAndConsume(&rest, destination, &found) && out.size() < 4) {
+    const std::string value(found.data(), found.size());
+    if (before.find(value) != std::string::npos) continue;
+    const auto at = static_cast<std::size_t>(found.data() - after.data());
+    const auto from = at > 50 ? at - 50 : 0;
+    const std::string_view lead(after.data() + from, at - from);
+    if (value.find('@') != std::string::npos && value.find("://") == std::string::npos && re2::RE2::PartialMatch(re2::StringPiece(lead.data(), lead.size()), contact)) continue;
+    if (value.rfind("http", 0) == 0) {
+      // A link to documentation is where a reader may look, not where anything goes.
+      const auto stop = after.find_first_of(".\n", at + value.size());
+      const std::string_view sentence(after.data() + from, (stop == std::string::npos ? after.size() : stop) - from);
+      if (intent::only_reference_links(sentence)) continue;
+    }
+    out.push_back(value);
+  }
+  return out;
+}
+
+// The item a location of a surface belongs to ("tools[2].description" -> the tool's name).
+std::string item_at(const server_surface& surface, const std::string& location) {
+  for (const auto& [kind, list] : {std::pair<std::string_view, const json*>{"tools", &surface.tools}, {"prompts", &surface.prompts}, {"resources", &surface.resources}, {"resourceTemplates", &surface.resource_templates}}) {
+    if (location.rfind(std::string(kind) + "[", 0) != 0 || !list->is_array()) continue;
+    const auto index = static_cast<std::size_t>(std::strtoul(location.c_str() + kind.size() + 1, nullptr, 10));
+    if (index >= list->size() || !(*list)[index].is_object()) return {};
+    const char* key = identity_key(kind);
+    const auto& item = (*list)[index];
+    return item.contains(key) && item[key].is_string() ? item[key].get<std::string>() : std::string();
+  }
+  return {};
 }
 
 // A finding's rule, item and field within the item ("tools[3].description" -> "description"):
@@ -86,7 +134,10 @@ std::vector<std::size_t> earlier_snapshots(const std::vector<server_input>& serv
 
 snapshot_changes changes_between(const server_surface& earlier, const server_surface& later) {
   snapshot_changes out;
-  if (later.instructions && later.instructions != earlier.instructions) out.fields.push_back("server.instructions");
+  if (later.instructions && later.instructions != earlier.instructions) {
+    out.fields.push_back("server.instructions");
+    out.texts.push_back({"server.instructions", earlier.instructions.value_or(""), *later.instructions});
+  }
   compare_items(earlier.tools, later.tools, "tools", out);
   compare_items(earlier.prompts, later.prompts, "prompts", out);
   compare_items(earlier.resources, later.resources, "resources", out);
@@ -114,6 +165,15 @@ void rug_pull_checks(const std::vector<server_input>& servers, const std::vector
       if (!changes.covers(f.location) || approved.count(same_finding_key(f)) || !raised.insert(f.location).second) continue;
       findings.push_back({"poison.rug-pull", severity::high, std::max(0.75, f.confidence), f.server, f.item, f.location, f.evidence,
                           f.decoded, "added after the server was first listed: " + f.message});
+    }
+    for (const auto& text : changes.texts) {
+      if (raised.count(text.location)) continue;
+      const auto added = added_destinations(text.before, text.after);
+      if (added.empty()) continue;
+      raised.insert(text.location);
+      findings.push_back({"poison.rug-pull", severity::high, 0.8, display[j], item_at(servers[j].surface, text.location), text.location,
+                          text::excerpt(text.after, 0, 200), "",
+                          "the update names a destination the approved text did not: " + text::make_visible(added.front(), 80)});
     }
   }
 }
