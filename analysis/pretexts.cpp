@@ -176,7 +176,11 @@ bool pins_a_destination(std::string_view text) {
 // 301245778190", "granting read to arn:aws:iam::771234509876:root". The user chooses where data
 // and money go; a fixed one stated in the tool's text is a redirection however calmly put.
 const re2::RE2& names_a_fixed_recipient = shape::pattern(
-    R"(\b(?:(?:default|fixed|designated|standard)\s+(?:\w+\s+)?(?:recipient|destination|payee|beneficiary|account|mailbox)|recipient|destination|delivered to|sent to|forwarded to|copied to|cc'?d to|shared with|granted to|granting|routed to|deposited (?:in|to|into)|paid (?:to|into)|transferred to|settled (?:to|into|through))\b[^.\n]{0,60}?([\w.+-]+@[\w-]+\.[\w.-]+|\b[1-9]\d{8,}\b|\barn:aws:iam::\d{12}|\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){3,}))"
+    R"((?:\b(?:(?:default|fixed|designated|standard)\s+(?:\w+\s+)?(?:recipient|destination|payee|beneficiary|account|mailbox)|recipient|destination|delivered to|sent to|forwarded to|copied to|cc'?d to|shared with|granted to|granting|routed to|deposited (?:in|to|into)|paid (?:to|into)|transferred to|settled (?:to|into|through))"
+    // ... and a copy posted, written or sent there in other words and languages ("also posts the
+    // summary to ...", "envoie aussi le résumé à ...", "تُرسل نسخة ... إلى ...", "written to s3://...").
+    R"(|\b(?:posts?|posted|written to|stored in|exported to|uploaded to|archived (?:to|at|in)|envoie|envoy(?:é|e)e?s?|transmis|env(?:í|i)a|enviad[oa]s?|reenv(?:í|i)a|gesendet|weitergeleitet|inviat[oa]|inoltrat[oa]|verzonden|doorgestuurd|wysy(?:ł|l)an\w*|отправля\w*|пересыла\w*|g(?:ö|o)nderil\w*)\b|送信|发送|转发|전송|تُرسل|ترسل|भेज)))"
+    R"([^.\n]{0,60}?(?:^|[\s(<"'`,;:=])([\w.+-]+@[\w-]+\.[\w.-]+|\b(?:s3|gs)://[\w.-]+|\b[1-9]\d{8,}\b|\barn:aws:iam::\d{12}|\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){3,}))"
     // A bank account written out in groups ("IE95 IRCE 6477 6978 0468 36") is one wherever it stands
     // in a tool's text: the user, not the text, says where money goes.
     R"(|\b([a-z]{2}\d{2}(?: [a-z0-9]{4}){3,}))");
@@ -186,7 +190,11 @@ bool names_a_real_recipient(std::string_view sentence) {
   re2::StringPiece named, spaced;
   if (!re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), names_a_fixed_recipient, &named, &spaced)) return false;
   const std::string_view value = named.empty() ? std::string_view(spaced.data(), spaced.size()) : std::string_view(named.data(), named.size());
-  return value.find('@') != std::string_view::npos || value.substr(4).find_first_of("123456789") != std::string_view::npos;
+  // ("user@example.com" in a request body shows the shape of a value: the documentation domains and
+  // placeholder mailboxes name nobody.)
+  static const re2::RE2& placeholder_mailbox = shape::pattern(R"(^(?:you|your\w*|user|name|someone|me|test|john\.?doe|jane\.?doe|email)@|@example\.(?:com|org|net)$)");
+  if (value.find('@') != std::string_view::npos) return !matches(value, placeholder_mailbox);
+  return value.substr(4).find_first_of("123456789") != std::string_view::npos;
 }
 
 const re2::RE2& fixed_literal = shape::pattern(R"([`'"][^`'"]{2,80}[`'"]|\b0x[0-9a-f]{6,}\b|[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\b\d{4,}\b|\b[a-z]{2}\d{2}(?:\s?[0-9a-z]{4}){3,}\b)");
