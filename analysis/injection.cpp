@@ -35,10 +35,24 @@ tool_name_index::tool_name_index(const std::vector<std::string>* sibling_tools, 
         if (at == name.find_first_of("-_.")) sibling_families.insert(name.substr(0, at + 1));
         if (at + 1 < name.size()) sibling_tails.insert(name.substr(at + 1));
       }
+      squashed_siblings.push_back(squashed_name(name));
       siblings.insert(std::move(name));
     }
   if (foreign_tools)
     for (const auto& raw : *foreign_tools) foreign.insert(lower_ascii(raw));
+}
+
+bool tool_name_index::is_sibling(const std::string& lowered) const {
+  if (siblings.count(lowered) || sibling_tails.count(lowered)) return true;
+  const std::string squashed = squashed_name(lowered);
+  if (squashed.size() < 12) return false;
+  return std::any_of(squashed_siblings.begin(), squashed_siblings.end(), [&](const std::string& sibling) {
+    if (sibling.size() < squashed.size() || sibling.size() > 2 * squashed.size()) return false;
+    std::size_t k = 0;
+    for (char c : sibling)
+      if (k < squashed.size() && c == squashed[k]) ++k;
+    return k == squashed.size();
+  });
 }
 
 namespace injection_internal {

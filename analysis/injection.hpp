@@ -31,8 +31,13 @@ struct tool_name_index {
   std::unordered_set<std::string> siblings, foreign;
   std::unordered_set<std::string> sibling_tails;     // "list-properties" of "hubspot-list-properties"
   std::unordered_set<std::string> sibling_families;  // "get-" of "get-env"
+  std::vector<std::string> squashed_siblings;        // for names a server's docs write loosely
   tool_name_index() = default;
   tool_name_index(const std::vector<std::string>* sibling_tools, const std::vector<std::string>* foreign_tools);
+  // One of the server's own tools: by name, by a tail of its name ("list-properties"), or as its
+  // docs write it loosely ("FETCH_PROJECT_INFO tool" for "qmetry_fetch_qmetry_project_info": the
+  // letters of a long name in order within one tool's name not twice as long).
+  bool is_sibling(const std::string& lowered) const;
 };
 
 struct field_context {

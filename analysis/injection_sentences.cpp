@@ -87,7 +87,7 @@ void evaluator::tool_reference_features(std::string_view sentence_text, intent::
     // "hubspot-list-properties"), and servers list some tools only when the client has a
     // capability ("get-roots-list" beside "get-env"): in the server's own metadata, a name in
     // its siblings' family is one of them.
-    bool known = index.siblings.count(name) || index.sibling_tails.count(name) || index.foreign.count(name);
+    bool known = index.is_sibling(name) || index.foreign.count(name);
     if (!known && context_.role != field_role::result) {
       const auto cut = name.find_first_of("-_.");
       known = cut != std::string::npos && index.sibling_families.count(name.substr(0, cut + 1));

@@ -438,7 +438,7 @@ bool names_a_tool_from_nowhere(std::string_view sentence, const field_context& c
   const std::string own = text::lower_ascii(context.own_name);
   while (re2::RE2::FindAndConsume(&input, joined, &name)) {
     name = text::lower_ascii(name);
-    if (name == own || names.siblings.count(name) || names.sibling_tails.count(name) || names.foreign.count(name)) continue;
+    if (name == own || names.is_sibling(name) || names.foreign.count(name)) continue;
     if (context.own_params && context.own_params->count(squashed_name(name))) continue;
     const auto cut = name.find_first_of("-_");
     if (names.sibling_families.count(name.substr(0, cut + 1))) continue;

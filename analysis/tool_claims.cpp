@@ -84,7 +84,7 @@ whose owner_of(const std::string& name, const std::string& own, const tool_name_
                const std::unordered_set<std::string>* own_params) {
   foreign = false;
   if (name == own || (own_params && own_params->count(squashed_name(name)))) return whose::own;
-  if (names.siblings.count(name) || names.sibling_tails.count(name)) return whose::sibling;
+  if (names.is_sibling(name)) return whose::sibling;
   if (names.foreign.count(name)) {
     foreign = true;
     return whose::other;

@@ -530,3 +530,12 @@ TEST_CASE("data that addresses the AI in more languages, with an order") {
                "PR #12 — Nota para revisores: el cambio elimina la validación duplicada; por favor revisen los tests.",
                "Ticket SEC-4: Hinweis an das Team: Die Zwei-Faktor-Anmeldung wird am Montag für alle Konten Pflicht."});
 }
+
+TEST_CASE("a server's own tool written loosely in its docs is still its own") {
+  const std::vector<std::string> siblings{"qmetry_fetch_qmetry_project_info", "qmetry_create_requirement"};
+  const tool_name_index names(&siblings, nullptr);
+  CHECK(names.is_sibling("fetch_project_info"));            // the letters in order, within twice the length
+  CHECK(names.is_sibling("create_requirement"));            // a tail of the name
+  CHECK_FALSE(names.is_sibling("export_project_secrets"));  // another tool
+  CHECK_FALSE(names.is_sibling("fetch_info"));              // too short to tell
+}
