@@ -56,7 +56,18 @@ const re2::RE2& waits_for_a_call = shape::pattern(R"(\b(?:until|unless|after|onc
                                                   R"(|\bfirst (?:call|step|action|request|invocation)\b[^.;]{0,40}\b(?:go(?:es)? to|be|is|to|target)\s+(?:the\s+)?)" WARDEN_TOOL_ID
                                                   R"(|\bwithout\s+(?:first\s+|previously\s+)?(?:calling|invoking|running|a (?:prior |preceding )?call to)\s+(?:the\s+)?)" WARDEN_TOOL_ID
                                                   R"(|\b(?:after|once)\s+(?:an?\s+(?:successful\s+)?(?:call|invocation)\s+(?:to|of)|calling|invoking|running)\s+(?:the\s+)?)" WARDEN_TOOL_ID);
+// A call ordered in data: "call upload_file to #verify with ...", "create_event must be called
+// with ...", "trigger_pipeline again with ...", "navigate to https://...".
+const re2::RE2& orders_a_call = shape::pattern(R"(\b(?:call|invoke|run|trigger|re-?run|use)\s+(?:the\s+)?)" WARDEN_TOOL_ID R"(|)" WARDEN_TOOL_ID
+                                               R"(\s+(?:again\s+)?(?:must|should|has to|needs to|is to)\s+be\s+(?:called|invoked|run)\b|)" WARDEN_TOOL_ID
+                                               R"(\s+again\s+with\b|\bnavigate to https?://)");
 #undef WARDEN_TOOL_ID
+// What such a call is to carry that no tool result may ask for: a key file's content, the model's
+// prompt, the user's codes and passwords, the user's own mail, notes or messages.
+const re2::RE2& private_cargo = shape::pattern(
+    R"(\b(?:contents?|body|bodies)\s+of\b[^.;]{0,40}(?:~/|/etc/|\.ssh|\.env\b|\.aws|id_rsa|\buser'?s\b|\btheir\b)|\byour (?:system prompt|instructions|tool list|tools)\b|\bsystem prompt\b)"
+    R"(|\b(?:pin|otp|one-time (?:code|password)|passcode|session cookies?|private key|ssh key|api key|secret key|access token|password)s?\b|~/\.ssh|\bid_rsa\b)"
+    R"(|\bthe user'?s (?:\w+ ){0,3}(?:e-?mails?|notes?|messages?|files?|documents?|contacts?|history|address book|cookies)\b)");
 
 const re2::RE2& carries_data = shape::pattern(R"(\b(?:include|including|pass|passing|copy|copying|paste|forward|log|attach|put|place|embed|append|add|send|post|store|record|quote|mirror)\b[^.;]{0,100}\b(?:in|into|to|with|as|under|on)\b|\b(?:passing|supplying|providing|giving|sending|attaching|including|carrying)\b|\bwith (?:the|their|your|its|his|her|every|all|any|each)\b|\btogether with\b)");
 
@@ -382,7 +393,7 @@ const re2::RE2& result_pretext = shape::pattern(
     R"(\b(?:err(?:or)?[ _:-]*[a-z]*\d{3,}|e\d{4}|\d{3}\s+(?:forbidden|unauthori[sz]ed|precondition|client|missing|session|request)|request blocked|access denied|to continue|to proceed|resolution\s*:|required action|action required|maintenance|the assistant|the ai\b|the model|the agent|automated agents|mandatory|non-compliance|policy|enforced|the user (?:added|has set|wants|asked)|message from|instruction|notice|update|security team|compliance)\b)");
 
 void judge_result_demands(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
-  static const shape::gate needs{&shell_code, &call_before, &waits_for_a_call, &the_models_make_up, &the_conversation, &edits_a_dotfile, &host_secrets};
+  static const shape::gate needs{&shell_code, &call_before, &waits_for_a_call, &the_models_make_up, &the_conversation, &edits_a_dotfile, &host_secrets, &orders_a_call};
   const auto may = needs.match(view);
   if (std::none_of(may.begin(), may.end(), [](bool b) { return b; })) return;
   enum { shell,
@@ -391,12 +402,19 @@ void judge_result_demands(std::string_view view, const std::vector<intent::sente
          makeup,
          convo,
          dotfile,
-         host };
+         host,
+         ordered_call };
   auto text_of = [&](std::size_t k) { return view.substr(sentences[k].begin, sentences[k].end - sentences[k].begin); };
   using intent::feature, intent::index;
   for (std::size_t k = 0; k < sentences.size(); ++k) {
     const auto& s = sentences[k];
     const std::string_view sentence = text_of(k);
+    // A call ordered with private cargo needs no pretext: no honest result asks for a key file,
+    // the model's prompt or the user's codes to be sent on (THREATS.md 24).
+    if (may[ordered_call] && matches(sentence, orders_a_call) && matches(sentence, private_cargo)) {
+      out.push_back({"poison.forced-sequencing", severity::high, 0.8, s.begin, s.end, "a tool result orders a call that carries private data"});
+      return;
+    }
     const bool pretext = matches(sentence, result_pretext) || matches(sentence, borrowed_reason) ||
                          (k > 0 && (matches(text_of(k - 1), result_pretext) || matches(text_of(k - 1), borrowed_reason)));
     // Articles about prompt injection quote such orders as examples.
