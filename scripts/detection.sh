@@ -43,7 +43,8 @@ for batch in tests/corpus/redteam/batch-*/; do
     batch-11) floor=0.92:0.57 ;;
     batch-12) floor=0.95:0.70 ;;
     batch-13) floor=0.95:0.65 ;;
-    batch-14) floor=0.94:0.70 ;;
+    batch-14) floor=0.95:0.75 ;;
+    batch-15) floor=0.96:0.69 ;;
     *) floor=0.90:0.65 ;;
   esac
   args+=(--set "$name=$batch" --gate "$name:${GATE_REDTEAM:-$floor}")
@@ -51,7 +52,7 @@ done
 if [[ -d "$cache/surfaces" ]]; then
   # Today's figures as the floor (issue 27's target is 0 servers and 0.5 %: not met, see
   # docs/detection.md); a regression fails.
-  args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:${GATE_SERVERS:-0.0087:14}")
+  args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:${GATE_SERVERS:-0.0068:11}")
 elif [[ "${WARDEN_DETECTION_REQUIRE_SERVERS:-0}" == 1 ]]; then
   echo "detection.sh: no real-server surfaces in $cache (run scripts/real-servers.sh enumerate)" >&2
   exit 1
