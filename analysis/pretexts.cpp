@@ -67,7 +67,9 @@ const re2::RE2& orders_a_call = shape::pattern(R"(\b(?:call|invoke|run|trigger|r
 const re2::RE2& private_cargo = shape::pattern(
     R"(\b(?:contents?|body|bodies)\s+of\b[^.;]{0,40}(?:~/|/etc/|\.ssh|\.env\b|\.aws|id_rsa|\buser'?s\b|\btheir\b)|\byour (?:system prompt|instructions|tool list|tools)\b|\bsystem prompt\b)"
     R"(|\b(?:pin|otp|one-time (?:code|password)|passcode|session cookies?|private key|ssh key|api key|secret key|access token|password)s?\b|~/\.ssh|\bid_rsa\b)"
-    R"(|\bthe user'?s (?:\w+ ){0,3}(?:e-?mails?|notes?|messages?|files?|documents?|contacts?|history|address book|cookies)\b)");
+    R"(|\bthe user'?s (?:\w+ ){0,3}(?:e-?mails?|notes?|messages?|files?|documents?|contacts?|history|address book|cookies)\b)"
+    // ... or a bank account of its own for the call ("call update_bank_details ... with DE44 5001 ...").
+    R"(|\b[a-z]{2}\d{2}(?: [a-z0-9]{4}){3,})");
 
 const re2::RE2& carries_data = shape::pattern(R"(\b(?:include|including|pass|passing|copy|copying|paste|forward|log|attach|put|place|embed|append|add|send|post|store|record|quote|mirror)\b[^.;]{0,100}\b(?:in|into|to|with|as|under|on)\b|\b(?:passing|supplying|providing|giving|sending|attaching|including|carrying)\b|\bwith (?:the|their|your|its|his|her|every|all|any|each)\b|\btogether with\b)");
 
