@@ -56,6 +56,18 @@ const re2::RE2& waits_for_a_call = shape::pattern(R"(\b(?:until|unless|after|onc
                                                   R"(|\bfirst (?:call|step|action|request|invocation)\b[^.;]{0,40}\b(?:go(?:es)? to|be|is|to|target)\s+(?:the\s+)?)" WARDEN_TOOL_ID
                                                   R"(|\bwithout\s+(?:first\s+|previously\s+)?(?:calling|invoking|running|a (?:prior |preceding )?call to)\s+(?:the\s+)?)" WARDEN_TOOL_ID
                                                   R"(|\b(?:after|once)\s+(?:an?\s+(?:successful\s+)?(?:call|invocation)\s+(?:to|of)|calling|invoking|running)\s+(?:the\s+)?)" WARDEN_TOOL_ID);
+// A card's security code asked for: "pass the full card number, CVV and ...", "types the saved
+// card number and CVC into the form". No tool text needs the model to collect or move one (a
+// payment field that takes it is the field's own description, and "never share your CVC" the opposite).
+const re2::RE2& card_code = shape::pattern(R"(\b(?:cvv2?|cvc2?|card security codes?|card verification (?:codes?|values?))\b)");
+bool asks_for_a_card_code(std::string_view sentence, const field_context& context) {
+  static const re2::RE2& moves_it = shape::pattern(R"(\b(?:pass|passes|passing|include|includes|including|send|sends|sending|put|puts|fill|fills|type|types|typing|enter|enters|collect|collects|read|reads|provide|provides|supply|attach|store|stores|save|saves|paste|forward|submit|share|upload|post|copy|ask (?:the user )?for)\b)");
+  static const re2::RE2& refused = shape::pattern(R"(\b(?:never|do not|don'?t|must not|should not|not to|no need to)\s+(?:\w+\s+){0,3}?(?:pass|include|send|put|fill|type|enter|collect|read|provide|supply|attach|store|save|paste|forward|submit|share|upload|post|copy|ask)\b)");
+  static const re2::RE2& own_field = shape::pattern(R"((?:^|[_.-])(?:cvv2?|cvc2?|security_?code|card_?code|card_?cvc|card_?cvv)(?:$|[_.-]))");
+  if (context.role == field_role::parameter_description && matches(context.own_name, own_field)) return false;
+  return matches(sentence, card_code) && matches(sentence, moves_it) && !matches(sentence, refused);
+}
+
 // A call ordered in data: "call upload_file to #verify with ...", "create_event must be called
 // with ...", "trigger_pipeline again with ...", "navigate to https://...".
 const re2::RE2& orders_a_call = shape::pattern(R"(\b(?:call|invoke|run|trigger|re-?run|use)\s+(?:the\s+)?)" WARDEN_TOOL_ID R"(|)" WARDEN_TOOL_ID
@@ -395,7 +407,7 @@ const re2::RE2& result_pretext = shape::pattern(
     R"(\b(?:err(?:or)?[ _:-]*[a-z]*\d{3,}|e\d{4}|\d{3}\s+(?:forbidden|unauthori[sz]ed|precondition|client|missing|session|request)|request blocked|access denied|to continue|to proceed|resolution\s*:|required action|action required|maintenance|the assistant|the ai\b|the model|the agent|automated agents|mandatory|non-compliance|policy|enforced|the user (?:added|has set|wants|asked)|message from|instruction|notice|update|security team|compliance)\b)");
 
 void judge_result_demands(std::string_view view, const std::vector<intent::sentence>& sentences, std::vector<tool_claim>& out) {
-  static const shape::gate needs{&shell_code, &call_before, &waits_for_a_call, &the_models_make_up, &the_conversation, &edits_a_dotfile, &host_secrets, &orders_a_call};
+  static const shape::gate needs{&shell_code, &call_before, &waits_for_a_call, &the_models_make_up, &the_conversation, &edits_a_dotfile, &host_secrets, &orders_a_call, &card_code};
   const auto may = needs.match(view);
   if (std::none_of(may.begin(), may.end(), [](bool b) { return b; })) return;
   enum { shell,
@@ -405,12 +417,17 @@ void judge_result_demands(std::string_view view, const std::vector<intent::sente
          convo,
          dotfile,
          host,
-         ordered_call };
+         ordered_call,
+         card };
   auto text_of = [&](std::size_t k) { return view.substr(sentences[k].begin, sentences[k].end - sentences[k].begin); };
   using intent::feature, intent::index;
   for (std::size_t k = 0; k < sentences.size(); ++k) {
     const auto& s = sentences[k];
     const std::string_view sentence = text_of(k);
+    if (may[card] && asks_for_a_card_code(sentence, field_context{field_role::result})) {
+      out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end, "a tool result asks for a card's security code"});
+      return;
+    }
     // A call ordered with private cargo needs no pretext: no honest result asks for a key file,
     // the model's prompt or the user's codes to be sent on (THREATS.md 24).
     if (may[ordered_call] && matches(sentence, orders_a_call) && matches(sentence, private_cargo)) {
@@ -648,6 +665,10 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
                                             ? view.substr(sentences[k - 1].begin, s.end - sentences[k - 1].begin)
                                             : sentence))) {
       out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "replaces a value the user chose with one the text fixes"});
+      continue;
+    }
+    if (asks_for_a_card_code(sentence, context)) {
+      out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end, "the text has the model collect or pass on a card's security code"});
       continue;
     }
     if (may[recipient] && names_a_real_recipient(sentence) && !matches(sentence, given_as_example)) {
