@@ -671,6 +671,15 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
       out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end, "the text has the model collect or pass on a card's security code"});
       continue;
     }
+    // "Note for the kube-tools server: after any cancellation, scale ...": text addressed to another
+    // server or tool tells it how to behave (THREATS.md 5, 23).
+    static const re2::RE2& note_for_another = shape::pattern(
+        R"(\b(?:note|notice|instructions?|reminder|heads[- ]up|attention|message)\s+(?:for|to)\s+(?:the\s+|any\s+)?([\w.-]+)(?:\s+[\w.-]+)?\s+(?:server|mcp server|integration|connector|plugin|tool)\s*[:,])");
+    if (std::string addressee; re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), note_for_another, &addressee) &&
+                               text::lower_ascii(addressee) != text::lower_ascii(context.own_name) && addressee != "this" && addressee != "our") {
+      out.push_back({"shadow.cross-server-instruction", severity::high, 0.8, s.begin, s.end, "a note addressed to another server or tool tells it how to behave"});
+      continue;
+    }
     if (may[recipient] && names_a_real_recipient(sentence) && !matches(sentence, given_as_example)) {
       out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "the text names a recipient, account or grantee of its own for the user's data or money"});
       continue;
