@@ -266,7 +266,9 @@ const re2::RE2& given_as_example = shape::pattern(R"(\be\.g\.|\b(?:for example|f
 
 // ---- an authority tag with an order inside -----------------------------------------------------
 
-const re2::RE2& authority_tag = shape::pattern(R"(\[\s*(?:internal|system|admin|assistant|ai|hidden|private|confidential|note to)\b[^\]]{0,40}\]|\{\{\s*(?:system|admin|internal|override|assistant)\w*|<!--|<\s*(?:information|important|system|context\s+role\s*=\s*["']?system|instructions?|admin|secret|hidden|directive)\b[^>]{0,40}>)");
+const re2::RE2& authority_tag = shape::pattern(R"(\[\s*(?:internal|system|admin|assistant|ai|hidden|private|confidential|note to)\b[^\]]{0,40}\]|\{\{\s*(?:system|admin|internal|override|assistant)\w*|<!--|<\s*(?:information|important|system|context\s+role\s*=\s*["']?system|instructions?|admin|secret|hidden|directive)\b[^>]{0,40}>)"
+                                               // "### AGENT DIRECTIVE ###", "<NOTA-SISTEMA>", "<СИСТЕМА>".
+                                               R"(|#{2,}\s*(?:agent|assistant|ai|system|admin|model)\s+(?:directive|instructions?|note|notice|override|rules?)\b|<\s*(?:nota[- _]?(?:di[- _])?sistema|sistema|systemnotiz|note[- _]syst(?:è|e)me|система|システム|系统)\s*>)");
 const re2::RE2& tagged_order = shape::pattern(R"(\b(?:also|always|never|must|make|put|post|send|fetch|read|copy|carry|include|attach|forward|upload|publish|reply|call|run|set|add|grant|disable|delete|export)\b)");
 
 }  // namespace
@@ -643,7 +645,14 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
       out.push_back({"poison.exfil-parameter", severity::high, 0.8, s.begin, s.end, "asks for a request to an endpoint the tool's function does not need"});
       continue;
     }
-    if (may[tag] && matches(sentence, authority_tag) && matches(sentence, tagged_order)) {
+    // (An opening tag closes a sentence of its own: the order is the sentence after it, for a tag
+    // that hides or claims authority; "<important>" and "<information>" open usage notes too, and a
+    // quoted tag ("fake `<SYSTEM>` tags") is an example.)
+    static const re2::RE2& opening_authority_tag = shape::pattern(R"(<\s*(?:system|secret|hidden|admin|directive|instructions?|context\s+role\s*=\s*["']?system|nota[- _]?(?:di[- _])?sistema|sistema|система|システム|系统)\b[^>]{0,40}>\s*$)");
+    const bool opens_before_order = k + 1 < sentences.size() && matches(sentence, opening_authority_tag) && s.end < view.size() &&
+                                    view[s.end] != '`' && view[s.end] != '"' && view[s.end] != '\'' &&
+                                    matches(view.substr(sentences[k + 1].begin, sentences[k + 1].end - sentences[k + 1].begin), tagged_order);
+    if (may[tag] && matches(sentence, authority_tag) && (matches(sentence, tagged_order) || opens_before_order)) {
       out.push_back({"poison.pseudo-tag", severity::high, 0.8, s.begin, s.end, "an authority-styled tag that opens an order to the model"});
       continue;
     }
