@@ -64,9 +64,14 @@ bool asks_for_a_card_code(std::string_view sentence, const field_context& contex
   static const re2::RE2& moves_it = shape::pattern(R"(\b(?:pass|passes|passing|include|includes|including|send|sends|sending|put|puts|fill|fills|type|types|typing|enter|enters|collect|collects|read|reads|provide|provides|supply|attach|store|stores|save|saves|paste|forward|submit|share|upload|post|copy|ask (?:the user )?for)\b)");
   static const re2::RE2& refused = shape::pattern(R"(\b(?:never|do not|don'?t|must not|should not|not to|no need to)\s+(?:\w+\s+){0,3}?(?:pass|include|send|put|fill|type|enter|collect|read|provide|supply|attach|store|save|paste|forward|submit|share|upload|post|copy|ask)\b)");
   static const re2::RE2& own_field = shape::pattern(R"((?:^|[_.-])(?:cvv2?|cvc2?|security_?code|card_?code|card_?cvc|card_?cvv)(?:$|[_.-]))");
+  if (!matches(sentence, card_code)) return false;
   if (context.role == field_role::parameter_description && matches(context.own_name, own_field)) return false;
-  return matches(sentence, card_code) && matches(sentence, moves_it) && !matches(sentence, refused);
+  return matches(sentence, moves_it) && !matches(sentence, refused);
 }
+
+// A note addressed to a server or tool by name ("Note for the kube-tools server: ...").
+const re2::RE2& note_for_another = shape::pattern(
+    R"(\b(?:note|notice|instructions?|reminder|heads[- ]up|attention|message)\s+(?:for|to)\s+(?:the\s+|any\s+)?([\w.-]+)(?:\s+[\w.-]+)?\s+(?:server|mcp server|integration|connector|plugin|tool)\s*[:,])");
 
 // A call ordered in data: "call upload_file to #verify with ...", "create_event must be called
 // with ...", "trigger_pipeline again with ...", "navigate to https://...".
@@ -514,7 +519,7 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
   static const shape::gate needs{&shell_code, &call_before, &waits_for_a_call, &the_models_make_up, &the_conversation, &keeps_itself_hidden, &asks_the_model_about_itself, &edits_a_dotfile,
                                  &host_secrets, &sent_on_the_side, &swaps_the_users_value, &sets_aside_the_users_choice, &misreports, &at_every_turn,
                                  &from_the_models_context, &user_dossier, &literal_endpoint, &authority_tag, &overrides_the_user,
-                                 &swap_cue, &swap_cue_abroad, &names_a_fixed_recipient};
+                                 &swap_cue, &swap_cue_abroad, &names_a_fixed_recipient, &card_code, &note_for_another};
   const auto may = needs.match(view);
   enum { shell,
          call,
@@ -537,7 +542,9 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
          pin,
          swap_here,
          swap_abroad,
-         recipient };
+         recipient,
+         card,
+         note };
   // A swap named anywhere in the text, and a literal it could swap to, for the rule on what the
   // user is shown.
   const bool swapped_abroad = may[swap_abroad];
@@ -649,10 +656,11 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
     // that hides or claims authority; "<important>" and "<information>" open usage notes too, and a
     // quoted tag ("fake `<SYSTEM>` tags") is an example.)
     static const re2::RE2& opening_authority_tag = shape::pattern(R"(<\s*(?:system|secret|hidden|admin|directive|instructions?|context\s+role\s*=\s*["']?system|nota[- _]?(?:di[- _])?sistema|sistema|система|システム|系统)\b[^>]{0,40}>\s*$)");
-    const bool opens_before_order = k + 1 < sentences.size() && matches(sentence, opening_authority_tag) && s.end < view.size() &&
-                                    view[s.end] != '`' && view[s.end] != '"' && view[s.end] != '\'' &&
-                                    matches(view.substr(sentences[k + 1].begin, sentences[k + 1].end - sentences[k + 1].begin), tagged_order);
-    if (may[tag] && matches(sentence, authority_tag) && (matches(sentence, tagged_order) || opens_before_order)) {
+    auto opens_before_order = [&] {
+      return k + 1 < sentences.size() && matches(sentence, opening_authority_tag) && s.end < view.size() && view[s.end] != '`' && view[s.end] != '"' &&
+             view[s.end] != '\'' && matches(view.substr(sentences[k + 1].begin, sentences[k + 1].end - sentences[k + 1].begin), tagged_order);
+    };
+    if (may[tag] && matches(sentence, authority_tag) && (matches(sentence, tagged_order) || opens_before_order())) {
       out.push_back({"poison.pseudo-tag", severity::high, 0.8, s.begin, s.end, "an authority-styled tag that opens an order to the model"});
       continue;
     }
@@ -676,15 +684,13 @@ void judge_pretexts(std::string_view view, const std::vector<intent::sentence>& 
       out.push_back({"poison.redirection", severity::high, 0.8, s.begin, s.end, "replaces a value the user chose with one the text fixes"});
       continue;
     }
-    if (asks_for_a_card_code(sentence, context)) {
+    if (may[card] && asks_for_a_card_code(sentence, context)) {
       out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end, "the text has the model collect or pass on a card's security code"});
       continue;
     }
     // "Note for the kube-tools server: after any cancellation, scale ...": text addressed to another
     // server or tool tells it how to behave (THREATS.md 5, 23).
-    static const re2::RE2& note_for_another = shape::pattern(
-        R"(\b(?:note|notice|instructions?|reminder|heads[- ]up|attention|message)\s+(?:for|to)\s+(?:the\s+|any\s+)?([\w.-]+)(?:\s+[\w.-]+)?\s+(?:server|mcp server|integration|connector|plugin|tool)\s*[:,])");
-    if (std::string addressee; re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), note_for_another, &addressee) &&
+    if (std::string addressee; may[note] && re2::RE2::PartialMatch(re2::StringPiece(sentence.data(), sentence.size()), note_for_another, &addressee) &&
                                text::lower_ascii(addressee) != text::lower_ascii(context.own_name) && addressee != "this" && addressee != "our") {
       out.push_back({"shadow.cross-server-instruction", severity::high, 0.8, s.begin, s.end, "a note addressed to another server or tool tells it how to behave"});
       continue;
