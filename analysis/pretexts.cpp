@@ -431,7 +431,7 @@ void judge_result_demands(std::string_view view, const std::vector<intent::sente
   for (std::size_t k = 0; k < sentences.size(); ++k) {
     const auto& s = sentences[k];
     const std::string_view sentence = text_of(k);
-    if (may[card] && asks_for_a_card_code(sentence, field_context{field_role::result})) {
+    if (may[card] && asks_for_a_card_code(sentence, field_context{field_role::result, {}, nullptr, nullptr, 0})) {
       out.push_back({"poison.sensitive-target", severity::high, 0.8, s.begin, s.end, "a tool result asks for a card's security code"});
       return;
     }
