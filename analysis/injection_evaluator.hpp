@@ -151,6 +151,8 @@ class evaluator {
   bool corroborated(const intent::feature_set& on_sentence, std::string_view text) const;
   // The vendor's own telemetry, disclosed together with its opt-out.
   static bool disclosed_telemetry(std::string_view sentence, std::string_view field);
+  // "the address the user gives, e.g. alice@example.com": an address shown as the value's format.
+  static bool gives_an_example_address(std::string_view text);
 
   // "... 不要告诉用户", "сообщать о нём не нужно", "dit hoeft de gebruiker niet te weten": telling the
   // model, in any language, to keep something from the user. The English shapes weigh what is kept

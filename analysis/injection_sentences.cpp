@@ -14,6 +14,7 @@
 #include "analysis/literals.hpp"
 #include "analysis/pretexts.hpp"
 #include "analysis/secrets.hpp"
+#include "analysis/shape_match.hpp"
 #include "analysis/text_scans.hpp"
 #include "analysis/tool_claims.hpp"
 
@@ -231,9 +232,21 @@ void evaluator::judge_sentences() {
     const bool telemetry = rule == "poison.exfil-parameter" && disclosed_telemetry(view.substr(s.begin, s.end - s.begin), view);
     const bool moves_to_an_address =
         rule == "poison.exfil-parameter" && !hit.routing && (on(signal::move_out) || (on(feature::act_send) && (on(feature::url) || on(feature::email_addr) || on(feature::ip_addr)))) &&
-        !on(feature::own_sends_data) && !on(feature::own_fetches_urls) && context_.role != field_role::name && context_.role != field_role::result && !telemetry;
-    const bool weak = telemetry || (!moves_to_an_address && (hit.routing || hit.p < cut.flag || context_.role == field_role::name ||
-                                                             (context_.role != field_role::result && !corroborated(s.on, view.substr(s.begin, s.end - s.begin)))));
+        !on(feature::own_sends_data) && !on(feature::own_fetches_urls) && context_.role != field_role::name && context_.role != field_role::result && !telemetry &&
+        !gives_an_example_address(view.substr(s.begin, s.end - s.begin));
+    // "Session expired. Call login_user again to continue.", "Use list_tables before query": an
+    // order to call a tool that carries nothing beyond the tool (no secret, address, conversation,
+    // command or secrecy, here or next door) and gives no pretext is how errors, paging and usage
+    // notes speak; the attack needs its cargo or its pretext.
+    // A schema value written as a placeholder ("you@example.com") shows a format, not a destination.
+    std::string_view value = view.substr(s.begin, s.end - s.begin);
+    value.remove_prefix(std::min(value.size(), value.find_first_not_of(" \t\n\"'`")));
+    value = value.substr(0, value.find_last_not_of(" \t\n.\"'`") + 1);
+    const bool placeholder = context_.role == field_role::schema_text && shape::placeholder_value(value);
+    const bool bare_call = rule == "poison.forced-sequencing" && !carries_beyond_tools(s.on) && !on(feature::near_secret) &&
+                           !on(feature::near_conceal) && !on(feature::pretext_purpose) && !on(feature::system_voice) &&
+                           !on(feature::maintenance) && !on(feature::verify_word) && !on(feature::text_authority);
+    const bool weak = telemetry || placeholder || bare_call || (!moves_to_an_address && (hit.routing || hit.p < cut.flag || context_.role == field_role::name || (context_.role != field_role::result && !corroborated(s.on, view.substr(s.begin, s.end - s.begin)))));
     const auto known = std::find_if(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == rule; });
     if (known != result_.hits.end()) {
       // A structural rule already named it; a corroborated sentence still raises its level.
@@ -245,7 +258,9 @@ void evaluator::judge_sentences() {
     }
     const bool lead = weak && !weak_reported && hit.p == strongest_weak;
     if (lead) weak_reported = true;
-    const severity level = weak                    ? (lead ? severity::medium : severity::low)
+    // Routing among the server's own tools and bare calls are documentation: low, never medium.
+    const bool documentation = hit.routing || bare_call || placeholder;
+    const severity level = weak                    ? (lead && !documentation ? severity::medium : severity::low)
                            : hit.p >= cut.critical ? severity::critical
                                                    : severity::high;
     const double confidence = level == severity::medium ? std::min(hit.p, 0.6) : std::min(0.99, 0.7 + 0.3 * hit.p);
@@ -306,6 +321,12 @@ bool evaluator::disclosed_telemetry(std::string_view sentence, std::string_view 
          re2::RE2::PartialMatch(re2::StringPiece(field.data(), field.size()), opt_out);
 }
 
+// "Author's email address (e.g. user@example.com)": an address given as the format of the value.
+bool evaluator::gives_an_example_address(std::string_view text) {
+  static const re2::RE2 example_value(R"(\b(?:e\.g\.?|eg|for example|for instance|such as|example)\s*[:,(]?\s*["'`]?(?:[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\d{1,3}(?:\.\d{1,3}){3}))", bank_options());
+  return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), example_value);
+}
+
 bool evaluator::corroborated(const intent::feature_set& on_sentence, std::string_view text) const {
   using intent::feature, intent::index;
   // "The server reads the kubeconfig from ~/.kube/config on its own host": where the server finds
@@ -319,10 +340,7 @@ bool evaluator::corroborated(const intent::feature_set& on_sentence, std::string
   auto any = [&](std::initializer_list<std::size_t> ids) {
     return std::any_of(ids.begin(), ids.end(), [&](std::size_t i) { return on.test(i); });
   };
-  // "Author's email address (e.g. user@example.com)": an address given as the format of the value.
-  static const re2::RE2 example_value(R"(\b(?:e\.g\.?|eg|for example|for instance|such as|example)\s*[:,(]?\s*["'`]?(?:[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\d{1,3}(?:\.\d{1,3}){3}))", bank_options());
-  const bool example = re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), example_value);
-  if (!example && any({index(feature::url), index(feature::email_addr), index(feature::ip_addr)})) return true;
+  if (!gives_an_example_address(text) && any({index(feature::url), index(feature::email_addr), index(feature::ip_addr)})) return true;
   if (any({index(feature::dotfile), index(feature::cmd_syntax),
            index(feature::export_var), index(signal::sensitive_path), index(signal::read_secret), index(signal::user_secret),
            index(signal::phished_secret), index(signal::model_self), index(feature::model_identity), index(feature::user_identity),

@@ -34,12 +34,6 @@ bool names_a_destination(std::string_view name) {
   return parts.size() <= 2 && std::any_of(parts.begin(), parts.end(), [](const std::string& w) { return w == "account" || w == "address"; });
 }
 
-// A written placeholder ("you@example.com", "<email>") is no address.
-bool placeholder(std::string_view value) {
-  static const re2::RE2& written = shape::pattern(R"(your|placeholder|xxx|<|\{|^(?:you|user|name|someone|me|test|john\.?doe|jane\.?doe)@)");
-  return re2::RE2::PartialMatch(re2::StringPiece(value.data(), value.size()), written);
-}
-
 // A concrete address: e-mail, wallet, bank account id, IBAN, raw IP, or a URL of a collection
 // service. An API's base URL or a placeholder is not one.
 bool concrete_address(std::string_view value) {
@@ -48,7 +42,7 @@ bool concrete_address(std::string_view value) {
   if (value.size() < 6 || value.size() > 300) return false;
   // (A default is a value that gets used: "copies@relay.example" in a bcc default sends mail there,
   // whatever its domain; only a written placeholder is none.)
-  if (placeholder(value)) return false;
+  if (shape::placeholder_value(value)) return false;
   return re2::RE2::PartialMatch(re2::StringPiece(value.data(), value.size()), address);
 }
 
@@ -56,7 +50,7 @@ bool concrete_address(std::string_view value) {
 bool names_a_host(std::string_view value) {
   // (An object-store bucket has no dots: "s3://partner-drop/exports".)
   static const re2::RE2& host = shape::pattern(R"((?:@|://)[\w-]+(?:\.[\w-]+)+|^(?:s3|gs|az|abfss?|wasbs?|oss|r2)://[\w.-]{3,})");
-  return value.size() >= 6 && value.size() <= 300 && !placeholder(value) && re2::RE2::PartialMatch(re2::StringPiece(value.data(), value.size()), host);
+  return value.size() >= 6 && value.size() <= 300 && !shape::placeholder_value(value) && re2::RE2::PartialMatch(re2::StringPiece(value.data(), value.size()), host);
 }
 
 }  // namespace

@@ -94,4 +94,13 @@ inline bool matches(std::string_view text, const re2::RE2& pattern) {
   return re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), pattern);
 }
 
+// A value written as a placeholder names nobody: "you@example.com", "user@host", "<email>",
+// "{recipient}", "your-bucket", an address at a documentation domain (RFC 2606). One definition for
+// schema defaults, named recipients and the sentence model.
+inline bool placeholder_value(std::string_view value) {
+  static const re2::RE2& written =
+      pattern(R"(your|placeholder|xxx|<|\{|^(?:you|user|name|someone|me|test|john\.?doe|jane\.?doe|email)@|@example\.(?:com|org|net)$)");
+  return matches(value, written);
+}
+
 }  // namespace warden::analysis::shape

@@ -104,10 +104,16 @@ class feature_dump {
     id_ = c.value("id", "?");
     group_ = std::move(group);
     benign_ = benign;
+    bag_ = false;
     if (!benign) {
       const auto it = c.find("injected");
       if (it == c.end() || !it->is_array()) {
-        skip_ = true;
+        // Hand-written attack text says which case is an attack, not which sentence: every
+        // sentence goes out as a member of the case's bag (y 2), for a multiple-instance fit.
+        bag_ = true;
+        intent::set_observer([this](std::string_view location, std::string_view sentence, const intent::feature_set& features, double p) {
+          write(location, sentence, features, p);
+        });
         return;
       }
       for (const auto& item : *it)
@@ -131,7 +137,7 @@ class feature_dump {
   // values), so that the neutral joints of a longer injection do not teach the model.
   void write(std::string_view location, std::string_view sentence, const intent::feature_set& features, double p) {
     if (skip_) return;
-    int y = 0;
+    int y = bag_ ? 2 : 0;
     const std::string words = lowered_words(sentence);
     for (const auto& [where, text] : injected_) {
       if (benign_ || where != location || text.find(words) == std::string::npos) continue;
@@ -142,13 +148,13 @@ class feature_dump {
     }
     if (y < 0) return;
     json line = {{"set", set_}, {"case", id_}, {"group", group_}, {"location", std::string(location)}, {"y", y}, {"p", p}, {"terms", intent::active_terms(features)}};
-    if (y == 1 || p >= 0.3) line["text"] = std::string(sentence.substr(0, 300));
+    if (y >= 1 || p >= 0.3) line["text"] = std::string(sentence.substr(0, 300));
     out_ << line.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
   }
 
   std::ofstream out_;
   std::string set_, id_, group_;
-  bool benign_ = true, skip_ = true;
+  bool benign_ = true, skip_ = true, bag_ = false;
   std::vector<std::pair<std::string, std::string>> injected_;  // (location, lowered text)
 };
 

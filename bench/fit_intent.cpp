@@ -4,7 +4,7 @@
 // order, no randomness). scripts/fit_intent.sh runs it on the dev split only.
 //
 //   fit_intent [--l2 X] [--iterations N] [--min-count N] [--positive-share X] [--target-fpr X]
-//              [--skip-set NAME]... [--skip-group NAME]... DUMP.jsonl... > analysis/intent_weights.inc
+//              [--bag-share X] [--weight SET_PREFIX=X]... [--skip-set NAME]... [--skip-group NAME]... DUMP.jsonl... > analysis/intent_weights.inc
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,9 +22,11 @@ namespace {
 struct options {
   double l2 = 0.02;  // per-term penalty, scaled by the total example weight
   int iterations = 3000;
-  int min_count = 3;            // a term seen in fewer sentences gets no weight
-  double positive_share = 0.3;  // share of the total example weight carried by the positives
-  double target_fpr = 0.0004;   // honest sentences at or above the flag cut-off, at most
+  int min_count = 3;                                        // a term seen in fewer sentences gets no weight
+  double positive_share = 0.3;                              // share of the total example weight carried by the positives
+  double target_fpr = 0.0004;                               // honest sentences at or above the flag cut-off, at most
+  double bag_share = 0;                                     // weight of the attack cases whose sentences carry no label (0: unused)
+  std::vector<std::pair<std::string, double>> set_weights;  // sentences of sets named PREFIX... count X times
   std::set<std::string> skip_sets, skip_groups;
   std::vector<std::string> inputs;
 };
@@ -54,6 +56,12 @@ struct example {
   double positives = 0, negatives = 0;
 };
 
+// An attack case written by hand: one of its sentences at least is the attack, and the fit is
+// not told which. Its probability is the noisy-or of its sentences' (multiple-instance learning).
+struct bag {
+  std::vector<std::pair<std::size_t, double>> members;  // (example index, sentences with those terms)
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,7 +74,16 @@ int main(int argc, char** argv) {
     else if (a == "--min-count") opt.min_count = std::stoi(value());
     else if (a == "--positive-share") opt.positive_share = std::stod(value());
     else if (a == "--target-fpr") opt.target_fpr = std::stod(value());
-    else if (a == "--skip-set") opt.skip_sets.insert(value());
+    else if (a == "--bag-share") opt.bag_share = std::stod(value());
+    else if (a == "--weight") {
+      const std::string spec = value();
+      const auto eq = spec.find('=');
+      if (eq == std::string::npos) {
+        std::cerr << "fit_intent: --weight takes PREFIX=X\n";
+        return 2;
+      }
+      opt.set_weights.emplace_back(spec.substr(0, eq), std::stod(spec.substr(eq + 1)));
+    } else if (a == "--skip-set") opt.skip_sets.insert(value());
     else if (a == "--skip-group") opt.skip_groups.insert(value());
     else if (!a.empty() && a[0] == '-') {
       std::cerr << "fit_intent: unknown option " << a << "\n";
@@ -80,6 +97,7 @@ int main(int argc, char** argv) {
 
   // Identical term lists are merged: the generator's sentences repeat their shapes many times.
   std::map<std::vector<std::string>, std::pair<double, double>> merged;
+  std::map<std::string, std::map<std::vector<std::string>, double>> bag_lines;  // case -> term list -> count
   std::map<std::string, int> counts;
   std::size_t lines = 0;
   for (const auto& path : opt.inputs) {
@@ -95,8 +113,20 @@ int main(int argc, char** argv) {
       if (opt.skip_sets.count(j.value("set", "")) || opt.skip_groups.count(j.value("group", ""))) continue;
       std::vector<std::string> terms = j.value("terms", std::vector<std::string>{});
       std::sort(terms.begin(), terms.end());
+      if (j.value("y", 0) == 2) {
+        if (opt.bag_share <= 0) continue;
+        merged.try_emplace(terms);
+        bag_lines[j.value("set", "") + "/" + j.value("case", "")][terms] += 1;
+        for (const auto& t : terms) counts[t] += 1;
+        ++lines;
+        continue;
+      }
+      double count = 1;
+      const std::string set = j.value("set", "");
+      for (const auto& [prefix, x] : opt.set_weights)
+        if (set.rfind(prefix, 0) == 0) count = x;
       auto& slot = merged[terms];
-      (j.value("y", 0) == 1 ? slot.first : slot.second) += 1;
+      (j.value("y", 0) == 1 ? slot.first : slot.second) += count;
       ++lines;
     }
   }
@@ -112,8 +142,10 @@ int main(int argc, char** argv) {
       capped.push_back(form_only(t));
     }
   std::vector<example> examples;
+  std::map<std::vector<std::string>, std::size_t> example_of;
   double total_pos = 0, total_neg = 0;
   for (const auto& [terms, ys] : merged) {
+    example_of[terms] = examples.size();
     example e;
     for (const auto& t : terms)
       if (auto it = ids.find(t); it != ids.end()) e.terms.push_back(it->second);
@@ -128,6 +160,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const double pos_weight = opt.positive_share / total_pos, neg_weight = (1 - opt.positive_share) / total_neg;
+  std::vector<bag> bags;
+  for (const auto& [name, members] : bag_lines) {
+    bag b;
+    for (const auto& [terms, count] : members) b.members.emplace_back(example_of.at(terms), count);
+    bags.push_back(std::move(b));
+  }
+  const double bag_weight = bags.empty() ? 0 : opt.bag_share / static_cast<double>(bags.size());
 
   // Full-batch Adam on the weighted log-loss (weights sum to 1) plus l2 / 2 * |w|^2.
   const std::size_t n = names.size();
@@ -139,13 +178,24 @@ int main(int argc, char** argv) {
     for (int t : e.terms) z += w[static_cast<std::size_t>(t)];
     return z;
   };
+  std::vector<double> prob(examples.size()), g(examples.size());
   for (int step = 1; step <= opt.iterations; ++step) {
     std::fill(grad.begin(), grad.end(), 0.0);
-    for (const auto& e : examples) {
-      const double p = 1.0 / (1.0 + std::exp(-score(e)));
-      const double g = (p - 1.0) * e.positives * pos_weight + p * e.negatives * neg_weight;
-      for (int t : e.terms) grad[static_cast<std::size_t>(t)] += g;
-      grad[n] += g;
+    for (std::size_t i = 0; i < examples.size(); ++i) {
+      const auto& e = examples[i];
+      prob[i] = 1.0 / (1.0 + std::exp(-score(e)));
+      g[i] = (prob[i] - 1.0) * e.positives * pos_weight + prob[i] * e.negatives * neg_weight;
+    }
+    // -log(1 - prod(1 - p_i)) over a bag: each member's logit gets -p_i (1 - P) / P.
+    for (const auto& b : bags) {
+      double log_none = 0;
+      for (const auto& [i, count] : b.members) log_none += count * std::log(std::max(1e-12, 1 - prob[i]));
+      const double none = std::exp(log_none), any = std::max(1e-9, 1 - none);
+      for (const auto& [i, count] : b.members) g[i] -= bag_weight * count * prob[i] * none / any;
+    }
+    for (std::size_t i = 0; i < examples.size(); ++i) {
+      for (int t : examples[i].terms) grad[static_cast<std::size_t>(t)] += g[i];
+      grad[n] += g[i];
     }
     for (std::size_t k = 0; k < n; ++k) grad[k] += opt.l2 * w[k];
     for (std::size_t k = 0; k <= n; ++k) {
@@ -183,14 +233,25 @@ int main(int argc, char** argv) {
     }
   }
 
+  std::size_t bags_caught = 0;
+  for (const auto& b : bags)
+    for (const auto& [i, count] : b.members)
+      if (1.0 / (1.0 + std::exp(-score(examples[i]))) >= flag) {
+        ++bags_caught;
+        break;
+      }
+
   std::vector<std::size_t> order(n);
   for (std::size_t k = 0; k < n; ++k) order[k] = k;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return names[a] < names[b]; });
   std::printf("// Generated by scripts/fit_intent.sh (bench/fit_intent.cpp): do not edit by hand.\n");
-  std::printf("// %zu sentences (%.0f in attack text, %.0f honest), %zu distinct, %zu terms; l2 %g, %d iterations.\n", lines, total_pos,
-              total_neg, examples.size(), n, opt.l2, opt.iterations);
+  std::printf("// %zu sentences (weights: %.0f in attack text, %.0f honest), %zu distinct, %zu terms; l2 %g, %d iterations.\n", lines,
+              total_pos, total_neg, examples.size(), n, opt.l2, opt.iterations);
   std::printf("// At the flag cut-off the training sentences give: recall %.3f, honest sentences flagged %.5f.\n", caught / total_pos,
               fp_flag / total_neg);
+  if (!bags.empty())
+    std::printf("// %zu hand-written attack cases fitted as bags (share %g): %zu have a sentence at the flag cut-off.\n", bags.size(),
+                opt.bag_share, bags_caught);
   std::printf("constexpr double fitted_bias = %.4f;\n", bias);
   std::printf("constexpr double fitted_report = %.4f, fitted_flag = %.4f, fitted_critical = %.4f;\n", report, flag, critical);
   std::printf("constexpr weight_entry fitted_weights[] = {\n");

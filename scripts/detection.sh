@@ -23,36 +23,26 @@ python3 tests/corpus/generator/generate.py --out "$work/gen" "${carriers[@]}" >/
 # every generated case), so dev and sealed have two sets of floors. A real-carrier attack also
 # counts as found when its carrier's own false positive flags it: removing carrier false
 # positives lowers sealed recall and raises its precision (2026-12-06: 0.940/0.604 -> 0.959/0.587).
-if [[ -d "$cache/surfaces" ]]; then dev_floor=0.95:0.85 sealed_floor=0.95:0.58; else dev_floor=0.99:0.87 sealed_floor=0.95:0.55; fi
+if [[ -d "$cache/surfaces" ]]; then dev_floor=0.97:0.88 sealed_floor=0.96:0.61; else dev_floor=0.99:0.88 sealed_floor=0.98:0.62; fi
 args=(--no-speed
       --set "dev=$work/gen/dev" --gate "dev:${GATE_DEV:-$dev_floor}"
       --set "sealed=$work/gen/sealed" --gate "sealed:${GATE_SEALED:-$sealed_floor}"
-      --set "corpus=tests/corpus/malicious,tests/corpus/benign" --gate "corpus:${GATE_CORPUS:-0.98:0.90}")
+      --set "corpus=tests/corpus/malicious,tests/corpus/benign" --gate "corpus:${GATE_CORPUS:-0.99:0.95}")
+# Each batch's floor sits a little under its figure in docs/detection.md (batches 01-04: the default).
+declare -A floors=([batch-05]=0.94:0.69 [batch-06]=0.96:0.79 [batch-07]=0.94:0.74
+  [batch-08]=0.95:0.79 [batch-09]=0.97:0.83 [batch-10]=0.97:0.69 [batch-11]=0.96:0.65
+  [batch-12]=0.97:0.77 [batch-13]=0.97:0.74 [batch-14]=0.95:0.79 [batch-15]=0.97:0.75
+  [batch-16]=0.94:0.74)
 for batch in tests/corpus/redteam/batch-*/; do
   [[ -d "$batch" ]] || continue
   name=redteam-$(basename "$batch")
-  # Each batch's floor sits a little under its figure in docs/detection.md; batch-05 (written to
-  # evade the usual vocabulary) is the hardest so far.
-  case $(basename "$batch") in
-    batch-05) floor=0.90:0.57 ;;
-    batch-06) floor=0.95:0.67 ;;
-    batch-07) floor=0.92:0.64 ;;
-    batch-08) floor=0.92:0.70 ;;
-    batch-09) floor=0.95:0.75 ;;
-    batch-10) floor=0.95:0.60 ;;
-    batch-11) floor=0.92:0.57 ;;
-    batch-12) floor=0.95:0.70 ;;
-    batch-13) floor=0.95:0.65 ;;
-    batch-14) floor=0.95:0.75 ;;
-    batch-15) floor=0.96:0.69 ;;
-    *) floor=0.90:0.65 ;;
-  esac
+  floor=${floors[$(basename "$batch")]:-0.90:0.65}
   args+=(--set "$name=$batch" --gate "$name:${GATE_REDTEAM:-$floor}")
 done
 if [[ -d "$cache/surfaces" ]]; then
-  # Today's figures as the floor (issue 27's target is 0 servers and 0.5 %: not met, see
+  # Today's figures as the floor (issue 27's target is 0 servers and 0.5 %: the share is met, the servers not; see
   # docs/detection.md); a regression fails.
-  args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:${GATE_SERVERS:-0.0068:11}")
+  args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:${GATE_SERVERS:-0.0050:10}")
 elif [[ "${WARDEN_DETECTION_REQUIRE_SERVERS:-0}" == 1 ]]; then
   echo "detection.sh: no real-server surfaces in $cache (run scripts/real-servers.sh enumerate)" >&2
   exit 1
