@@ -246,7 +246,15 @@ void evaluator::judge_sentences() {
     const bool bare_call = rule == "poison.forced-sequencing" && !carries_beyond_tools(s.on) && !on(feature::near_secret) &&
                            !on(feature::near_conceal) && !on(feature::pretext_purpose) && !on(feature::system_voice) &&
                            !on(feature::maintenance) && !on(feature::verify_word) && !on(feature::text_authority);
-    const bool weak = telemetry || placeholder || bare_call || (!moves_to_an_address && (hit.routing || hit.p < cut.flag || context_.role == field_role::name || (context_.role != field_role::result && !corroborated(s.on, view.substr(s.begin, s.end - s.begin)))));
+    // "Everything Reference Server": a title-length label that claims a standing but asks nothing
+    // is a name; a claim that steers the model's choice is a sentence that tells it something.
+    const std::string_view said = view.substr(s.begin, s.end - s.begin);
+    const bool label_claim = rule == "poison.tool-hijack" && std::count(said.begin(), said.end(), ' ') < 5 &&
+                             !on(feature::suppress_other) && !on(feature::you_oblige) && !on(feature::imperative_start) &&
+                             !on(signal::address_model) && !on(feature::ai_optimised) && !on(signal::oblige) && !on(signal::oblige_strong) &&
+                             !on(feature::named_identifier) && !on(feature::names_sibling) && !on(feature::names_foreign) &&
+                             !on(feature::names_unknown_tool) && !on(feature::act_send) && !on(feature::act_call) && !on(feature::retired);
+    const bool weak = telemetry || placeholder || bare_call || label_claim || (!moves_to_an_address && (hit.routing || hit.p < cut.flag || context_.role == field_role::name || (context_.role != field_role::result && !corroborated(s.on, view.substr(s.begin, s.end - s.begin)))));
     const auto known = std::find_if(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == rule; });
     if (known != result_.hits.end()) {
       // A structural rule already named it; a corroborated sentence still raises its level.
@@ -266,7 +274,15 @@ void evaluator::judge_sentences() {
     const double confidence = level == severity::medium ? std::min(hit.p, 0.6) : std::min(0.99, 0.7 + 0.3 * hit.p);
     std::string because;
     for (const auto& term : intent::top_terms(s.on, 3)) because += (because.empty() ? "" : ", ") + term.name;
-    result_.hits.push_back({rule, level, confidence, norm_.original_offset(s.begin), norm_.original_offset(s.end), {}, std::string(intent::describe_rule(rule)) + " (p " + format_probability(hit.p) + ": " + because + ")"});
+    std::string message(intent::describe_rule(rule));
+    // Name the other server's tool the sentence is about, as the shape rules do.
+    if (on(feature::names_foreign))
+      for (const auto& token : identifier_tokens(view.substr(s.begin, s.end - s.begin)))
+        if (token.size() >= 4 && names().foreign.count(token)) {
+          message += " ('" + token + "')";
+          break;
+        }
+    result_.hits.push_back({rule, level, confidence, norm_.original_offset(s.begin), norm_.original_offset(s.end), {}, message + " (p " + format_probability(hit.p) + ": " + because + ")"});
   }
   self_promotion(sentences);
   intent::feature_set field;  // what the field's sentences hold together: the order in one, the secrecy in the next

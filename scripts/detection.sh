@@ -32,7 +32,7 @@ args=(--no-speed
 declare -A floors=([batch-05]=0.94:0.69 [batch-06]=0.96:0.79 [batch-07]=0.94:0.74
   [batch-08]=0.95:0.79 [batch-09]=0.97:0.83 [batch-10]=0.97:0.69 [batch-11]=0.96:0.65
   [batch-12]=0.97:0.77 [batch-13]=0.97:0.74 [batch-14]=0.95:0.79 [batch-15]=0.97:0.75
-  [batch-16]=0.94:0.74)
+  [batch-16]=0.94:0.74 [batch-17]=0.97:0.77 [batch-18]=0.95:0.72)
 for batch in tests/corpus/redteam/batch-*/; do
   [[ -d "$batch" ]] || continue
   name=redteam-$(basename "$batch")

@@ -47,11 +47,14 @@ test('scan --config: live multi-server scan reports cross-server shadowing, cros
     assert.deepEqual(report.target.servers.map((s) => s.name).sort(), ['files', 'notes']);
     assert.equal(report.target.kind, 'live');
 
-    const shadow = report.findings.find((f) => f.ruleId === 'shadow.cross-server-instruction');
-    assert.ok(shadow, 'cross-server shadowing reported');
-    assert.equal(shadow.server, 'notes');
-    assert.equal(shadow.item, 'spell_check');
-    assert.match(shadow.message, /write_file/);
+    // The sentence model and the cross-server check may both report it: one of them names the tool.
+    const shadows = report.findings.filter((f) => f.ruleId === 'shadow.cross-server-instruction');
+    assert.ok(shadows.length > 0, 'cross-server shadowing reported');
+    for (const shadow of shadows) {
+      assert.equal(shadow.server, 'notes');
+      assert.equal(shadow.item, 'spell_check');
+    }
+    assert.ok(shadows.some((f) => /write_file/.test(f.message)), 'a shadowing finding names the tool it redefines');
 
     const trifecta = report.toxicFlows.find((f) => f.ruleId === 'flow.lethal-trifecta');
     assert.ok(trifecta, 'toxic flow reported');
