@@ -100,8 +100,16 @@ function firstOfEachSeq(received) {
 
 // Every local record arrived, in order; repeats only as a resend (a run of seqs already seen).
 async function allArrived(rs, audit) {
-  const same = () => JSON.stringify(firstOfEachSeq(lines(rs.received))) === JSON.stringify(lines(audit));
-  await until(`rsyslog to receive the records of ${audit}`, same).catch(() => {});
+  // The audit record of the last call can land just after its response: wait until the copy equals
+  // the file and the file has stopped growing (four polls in a row), not for one equal moment.
+  let previous = '', steady = 0;
+  const settled = () => {
+    const written = JSON.stringify(lines(audit));
+    steady = written === previous && JSON.stringify(firstOfEachSeq(lines(rs.received))) === written ? steady + 1 : 0;
+    previous = written;
+    return steady >= 4;
+  };
+  await until(`rsyslog to receive the records of ${audit}`, settled).catch(() => {});
   assert.deepEqual(firstOfEachSeq(lines(rs.received)), lines(audit));
   const check = warden('log', 'verify', '--received', rs.received);
   assert.equal(check.status, 0, check.stdout + check.stderr);
