@@ -229,32 +229,35 @@ void evaluator::judge_sentences() {
     // or fetch, is a verdict from the report cut-off on: what honest docs share with it is a bare
     // link. (In a result, "invitations sent to ..." reports what was done.)
     const auto on = [&](auto f) { return s.on.test(index(f)); };
-    const bool telemetry = rule == "poison.exfil-parameter" && disclosed_telemetry(view.substr(s.begin, s.end - s.begin), view);
+    const std::string_view said = view.substr(s.begin, s.end - s.begin);
+    const bool telemetry = rule == "poison.exfil-parameter" && disclosed_telemetry(said, view);
     const bool moves_to_an_address =
         rule == "poison.exfil-parameter" && !hit.routing && (on(signal::move_out) || (on(feature::act_send) && (on(feature::url) || on(feature::email_addr) || on(feature::ip_addr)))) &&
         !on(feature::own_sends_data) && !on(feature::own_fetches_urls) && context_.role != field_role::name && context_.role != field_role::result && !telemetry &&
-        !gives_an_example_address(view.substr(s.begin, s.end - s.begin));
+        !gives_an_example_address(said);
+    // A schema value written as a placeholder ("you@example.com") shows a format, not a destination.
+    bool placeholder = false;
+    if (context_.role == field_role::schema_text) {
+      std::string_view value = said;
+      value.remove_prefix(std::min(value.size(), value.find_first_not_of(" \t\n\"'`")));
+      value = value.substr(0, value.find_last_not_of(" \t\n.\"'`") + 1);
+      placeholder = shape::placeholder_value(value);
+    }
     // "Session expired. Call login_user again to continue.", "Use list_tables before query": an
     // order to call a tool that carries nothing beyond the tool (no secret, address, conversation,
     // command or secrecy, here or next door) and gives no pretext is how errors, paging and usage
     // notes speak; the attack needs its cargo or its pretext.
-    // A schema value written as a placeholder ("you@example.com") shows a format, not a destination.
-    std::string_view value = view.substr(s.begin, s.end - s.begin);
-    value.remove_prefix(std::min(value.size(), value.find_first_not_of(" \t\n\"'`")));
-    value = value.substr(0, value.find_last_not_of(" \t\n.\"'`") + 1);
-    const bool placeholder = context_.role == field_role::schema_text && shape::placeholder_value(value);
     const bool bare_call = rule == "poison.forced-sequencing" && !carries_beyond_tools(s.on) && !on(feature::near_secret) &&
                            !on(feature::near_conceal) && !on(feature::pretext_purpose) && !on(feature::system_voice) &&
                            !on(feature::maintenance) && !on(feature::verify_word) && !on(feature::text_authority);
     // "Everything Reference Server": a title-length label that claims a standing but asks nothing
     // is a name; a claim that steers the model's choice is a sentence that tells it something.
-    const std::string_view said = view.substr(s.begin, s.end - s.begin);
     const bool label_claim = rule == "poison.tool-hijack" && std::count(said.begin(), said.end(), ' ') < 5 &&
                              !on(feature::suppress_other) && !on(feature::you_oblige) && !on(feature::imperative_start) &&
                              !on(signal::address_model) && !on(feature::ai_optimised) && !on(signal::oblige) && !on(signal::oblige_strong) &&
                              !on(feature::named_identifier) && !on(feature::names_sibling) && !on(feature::names_foreign) &&
                              !on(feature::names_unknown_tool) && !on(feature::act_send) && !on(feature::act_call) && !on(feature::retired);
-    const bool weak = telemetry || placeholder || bare_call || label_claim || (!moves_to_an_address && (hit.routing || hit.p < cut.flag || context_.role == field_role::name || (context_.role != field_role::result && !corroborated(s.on, view.substr(s.begin, s.end - s.begin)))));
+    const bool weak = telemetry || placeholder || bare_call || label_claim || (!moves_to_an_address && (hit.routing || hit.p < cut.flag || context_.role == field_role::name || (context_.role != field_role::result && !corroborated(s.on, said))));
     const auto known = std::find_if(result_.hits.begin(), result_.hits.end(), [&](const text_hit& h) { return h.rule_id == rule; });
     if (known != result_.hits.end()) {
       // A structural rule already named it; a corroborated sentence still raises its level.
@@ -277,7 +280,7 @@ void evaluator::judge_sentences() {
     std::string message(intent::describe_rule(rule));
     // Name the other server's tool the sentence is about, as the shape rules do.
     if (on(feature::names_foreign))
-      for (const auto& token : identifier_tokens(view.substr(s.begin, s.end - s.begin)))
+      for (const auto& token : identifier_tokens(said))
         if (token.size() >= 4 && names().foreign.count(token)) {
           message += " ('" + token + "')";
           break;
