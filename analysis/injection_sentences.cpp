@@ -201,7 +201,7 @@ void evaluator::judge_sentences() {
     auto& s = sentences[k];
     s.on |= near[k];
     const std::string_view text = view.substr(s.begin, s.end - s.begin);
-    const double p = intent::probability(s.on);
+    const double p = intent::probability(s.on, text);
     if (watcher) watcher(intent::observed_location(), text, s.on, p);
     // (Only a sentence that would be reported can need the exemption.)
     const bool routing = p >= cut.report && (routes_among_own_tools(s.on, text) || pages_through_results(s.on, text) || marketing_in_data(s.on, text));
@@ -276,7 +276,7 @@ void evaluator::judge_sentences() {
                                                    : severity::high;
     const double confidence = level == severity::medium ? std::min(hit.p, 0.6) : std::min(0.99, 0.7 + 0.3 * hit.p);
     std::string because;
-    for (const auto& term : intent::top_terms(s.on, 3)) because += (because.empty() ? "" : ", ") + term.name;
+    for (const auto& term : intent::top_terms(s.on, said, 3)) because += (because.empty() ? "" : ", ") + term.name;
     std::string message(intent::describe_rule(rule));
     // Name the other server's tool the sentence is about, as the shape rules do.
     if (on(feature::names_foreign))

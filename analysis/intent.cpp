@@ -168,9 +168,58 @@ struct weight_entry {
 };
 #include "analysis/intent_weights.inc"
 
+constexpr std::string_view word_prefix = "w:";
+
+// The words of a sentence, each once: runs of ASCII letters and digits, lower-cased, and of
+// UTF-8 letters (bytes above 0x7f) in other scripts; 3 to 24 bytes; numbers are no words.
+std::vector<std::string> sentence_words(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (!std::isalnum(c) && c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::string word;
+    bool letter = false;
+    for (; i < text.size(); ++i) {
+      const auto b = static_cast<unsigned char>(text[i]);
+      if (!std::isalnum(b) && b < 0x80) break;
+      letter = letter || !std::isdigit(b);
+      word.push_back(static_cast<char>(std::tolower(b)));
+    }
+    if (letter && word.size() >= 3 && word.size() <= 24) out.push_back(std::move(word));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Whether a sentence asks something of the model: a feature of what it demands or of an
+// obligation, not merely of where it sits or how it is written. Only such a sentence's words
+// count: they weigh what the features found, and cannot make an attack of a sentence that asks
+// nothing ("Meeting notes: we discussed the migration timeline"). A sentence that hands the
+// decision back to the user (ask first, stop until the user speaks) is judged by its features
+// alone: attack text addresses "the assistant" as often as such a safety note does.
+bool asks_something(const feature_set& on) {
+  if (on.test(index(ask_user)) || on.test(index(stop_until_user))) return false;
+  static const feature_set form = [] {
+    feature_set f;
+    for (std::size_t i = index(lexicon_end_); i < feature_count; ++i) f.set(i);
+    for (auto s : {signal::quoted_field, signal::refuse, signal::detection, signal::history_weak, signal::dest_email}) f.set(index(s));
+    for (auto x : {please, named_identifier, doc_returns, doc_example, requires_setup, own_scope_words, credential_param, for_consistency,
+                   update_notice, verify_word, extra_step})
+      f.set(index(x));
+    return f;
+  }();
+  return (on & ~form).any();
+}
+
 struct model {
   double bias = 0;
   std::unordered_map<std::uint32_t, double> terms;  // key: a * feature_count + b (a <= b); a == b for singles
+  std::unordered_map<std::string, double> words;    // key: the word, without its "w:" prefix
   thresholds cut{};
   std::vector<std::string> stale;  // terms naming no current feature
 };
@@ -189,6 +238,10 @@ const model& fitted() {
     out.cut = {fitted_report, fitted_flag, fitted_critical};
     for (const auto& e : fitted_weights) {
       std::string_view term = e.term;
+      if (term.starts_with(word_prefix)) {
+        out.words.emplace(std::string(term.substr(word_prefix.size())), e.weight);
+        continue;
+      }
       auto star = term.find('*');
       auto a = ids.find(term.substr(0, star));
       if (a == ids.end()) {  // a feature that no longer exists: its weight is dropped
@@ -366,17 +419,24 @@ void add_lexicon_features(std::string_view view, std::vector<sentence>& sentence
   }
 }
 
-double probability(const feature_set& on) {
+double probability(const feature_set& on, std::string_view sentence) {
   const auto& m = fitted();
   const auto ids = active(on);
   double z = m.bias;
   for (std::size_t i = 0; i < ids.size(); ++i)
     for (std::size_t j = i; j < ids.size(); ++j)
       if (auto it = m.terms.find(term_key(ids[i], ids[j])); it != m.terms.end()) z += it->second;
+  // The words weigh what the features found; clipped as in the fit, they cannot make an attack
+  // of a sentence that asks nothing.
+  double words = 0;
+  if (!m.words.empty() && asks_something(on))
+    for (const auto& word : sentence_words(sentence))
+      if (auto it = m.words.find(word); it != m.words.end()) words += it->second;
+  z += std::clamp(words, -fitted_word_cap, fitted_word_cap);
   return 1.0 / (1.0 + std::exp(-z));
 }
 
-std::vector<term_contribution> top_terms(const feature_set& on, std::size_t n) {
+std::vector<term_contribution> top_terms(const feature_set& on, std::string_view sentence, std::size_t n) {
   const auto& m = fitted();
   const auto ids = active(on);
   std::vector<term_contribution> out;
@@ -387,12 +447,15 @@ std::vector<term_contribution> top_terms(const feature_set& on, std::size_t n) {
         if (j != i) name += "*" + std::string(feature_name(ids[j]));
         out.push_back({std::move(name), it->second});
       }
+  if (!m.words.empty() && asks_something(on))
+    for (auto& word : sentence_words(sentence))
+      if (auto it = m.words.find(word); it != m.words.end() && it->second > 0) out.push_back({"'" + word + "'", it->second});
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.weight > b.weight || (a.weight == b.weight && a.name < b.name); });
   if (out.size() > n) out.resize(n);
   return out;
 }
 
-std::vector<std::string> active_terms(const feature_set& on) {
+std::vector<std::string> active_terms(const feature_set& on, std::string_view sentence) {
   const auto ids = active(on);
   std::vector<std::string> out;
   for (std::size_t i = 0; i < ids.size(); ++i)
@@ -401,6 +464,8 @@ std::vector<std::string> active_terms(const feature_set& on) {
       if (j != i) name += "*" + std::string(feature_name(ids[j]));
       out.push_back(std::move(name));
     }
+  if (asks_something(on))
+    for (auto& word : sentence_words(sentence)) out.push_back(std::string(word_prefix) + word);
   return out;
 }
 

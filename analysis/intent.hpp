@@ -131,16 +131,17 @@ void add_lexicon_features(std::string_view view, std::vector<sentence>& sentence
 // The sentence whose range holds byte `at` of the view (sentences ascending), or npos.
 std::size_t sentence_at(const std::vector<sentence>& sentences, std::size_t at);
 
-// The model: terms are single features and unordered pairs of features, "a" or "a*b".
+// The model: terms are single features, unordered pairs of features ("a", "a*b") and the
+// sentence's words ("w:word").
 struct term_contribution {
   std::string name;
   double weight;
 };
-double probability(const feature_set& on);
+double probability(const feature_set& on, std::string_view sentence);
 // The terms that raised the probability most, strongest first.
-std::vector<term_contribution> top_terms(const feature_set& on, std::size_t n);
+std::vector<term_contribution> top_terms(const feature_set& on, std::string_view sentence, std::size_t n);
 // Every active term's name (for the fitter's feature dump).
-std::vector<std::string> active_terms(const feature_set& on);
+std::vector<std::string> active_terms(const feature_set& on, std::string_view sentence);
 
 // Whether a text claims to be better than the alternatives (superiority, popularity, an official
 // or enhanced version, AI-optimised): the mark of a tool that competes for the model's choice.

@@ -147,7 +147,7 @@ class feature_dump {
       else y = -1;  // a fragment of an attack: neither label
     }
     if (y < 0) return;
-    json line = {{"set", set_}, {"case", id_}, {"group", group_}, {"location", std::string(location)}, {"y", y}, {"p", p}, {"terms", intent::active_terms(features)}};
+    json line = {{"set", set_}, {"case", id_}, {"group", group_}, {"location", std::string(location)}, {"y", y}, {"p", p}, {"terms", intent::active_terms(features, sentence)}};
     if (y >= 1 || p >= 0.3) line["text"] = std::string(sentence.substr(0, 300));
     out_ << line.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
   }

@@ -3,8 +3,8 @@
 // analysis/intent_weights.inc. Deterministic: same input, same output (full-batch Adam, fixed
 // order, no randomness). scripts/fit_intent.sh runs it on the dev split only.
 //
-//   fit_intent [--l2 X] [--iterations N] [--min-count N] [--positive-share X] [--target-fpr X]
-//              [--bag-share X] [--weight SET_PREFIX=X]... [--skip-set NAME]... [--skip-group NAME]... DUMP.jsonl... > analysis/intent_weights.inc
+//   fit_intent [--l2 X] [--iterations N] [--min-count N] [--positive-share X] [--target-fpr X] [--max-flag X]
+//              [--words MIN_CASES] [--word-l2 X] [--word-cap X] [--bag-share X] [--weight SET_PREFIX=X]... [--skip-set NAME]... [--skip-group NAME]... DUMP.jsonl... > analysis/intent_weights.inc
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,8 +23,12 @@ struct options {
   double l2 = 0.02;  // per-term penalty, scaled by the total example weight
   int iterations = 3000;
   int min_count = 3;                                        // a term seen in fewer sentences gets no weight
+  int word_cases = 0;                                       // a word needs this many cases to get a weight (0: no words)
+  double word_l2 = -1;                                      // penalty on word weights (default: l2)
+  double word_cap = 1e9;                                    // the words of a sentence add at most this much, either way
   double positive_share = 0.3;                              // share of the total example weight carried by the positives
   double target_fpr = 0.0004;                               // honest sentences at or above the flag cut-off, at most
+  double max_flag = 0.97;                                   // the flag cut-off never lies above this
   double bag_share = 0;                                     // weight of the attack cases whose sentences carry no label (0: unused)
   std::vector<std::pair<std::string, double>> set_weights;  // sentences of sets named PREFIX... count X times
   std::set<std::string> skip_sets, skip_groups;
@@ -72,8 +76,12 @@ int main(int argc, char** argv) {
     if (a == "--l2") opt.l2 = std::stod(value());
     else if (a == "--iterations") opt.iterations = std::stoi(value());
     else if (a == "--min-count") opt.min_count = std::stoi(value());
+    else if (a == "--words") opt.word_cases = std::stoi(value());
+    else if (a == "--word-l2") opt.word_l2 = std::stod(value());
+    else if (a == "--word-cap") opt.word_cap = std::stod(value());
     else if (a == "--positive-share") opt.positive_share = std::stod(value());
     else if (a == "--target-fpr") opt.target_fpr = std::stod(value());
+    else if (a == "--max-flag") opt.max_flag = std::stod(value());
     else if (a == "--bag-share") opt.bag_share = std::stod(value());
     else if (a == "--weight") {
       const std::string spec = value();
@@ -99,6 +107,8 @@ int main(int argc, char** argv) {
   std::map<std::vector<std::string>, std::pair<double, double>> merged;
   std::map<std::string, std::map<std::vector<std::string>, double>> bag_lines;  // case -> term list -> count
   std::map<std::string, int> counts;
+  // Words are counted by case, not by sentence: a word one case repeats is no evidence.
+  std::map<std::string, std::pair<int, std::string>> word_cases;  // word -> (cases, last case)
   std::size_t lines = 0;
   for (const auto& path : opt.inputs) {
     std::ifstream in(path);
@@ -112,6 +122,17 @@ int main(int argc, char** argv) {
       if (j.is_discarded()) continue;
       if (opt.skip_sets.count(j.value("set", "")) || opt.skip_groups.count(j.value("group", ""))) continue;
       std::vector<std::string> terms = j.value("terms", std::vector<std::string>{});
+      const std::string case_key = j.value("set", "") + "/" + j.value("case", "");
+      std::erase_if(terms, [&](const std::string& t) {
+        if (!t.starts_with("w:")) return false;
+        if (opt.word_cases <= 0) return true;
+        auto& [cases, last] = word_cases[t];
+        if (last != case_key) {
+          ++cases;
+          last = case_key;
+        }
+        return false;
+      });
       std::sort(terms.begin(), terms.end());
       if (j.value("y", 0) == 2) {
         if (opt.bag_share <= 0) continue;
@@ -136,7 +157,8 @@ int main(int argc, char** argv) {
   std::vector<bool> capped;  // form-only terms: weight kept at or below zero
   std::map<std::string, int> ids;
   for (const auto& [t, n] : counts)
-    if (n >= opt.min_count || t.find('*') == std::string::npos) {
+    if (t.starts_with("w:") ? word_cases[t].first >= opt.word_cases
+                            : n >= opt.min_count || t.find('*') == std::string::npos) {
       ids[t] = static_cast<int>(names.size());
       names.push_back(t);
       capped.push_back(form_only(t));
@@ -171,12 +193,24 @@ int main(int argc, char** argv) {
   // Full-batch Adam on the weighted log-loss (weights sum to 1) plus l2 / 2 * |w|^2.
   const std::size_t n = names.size();
   std::vector<double> w(n, 0.0), m(n + 1, 0.0), v(n + 1, 0.0), grad(n + 1, 0.0);
+  std::vector<bool> is_word(n);
+  for (std::size_t k = 0; k < n; ++k) is_word[k] = names[k].starts_with("w:");
+  const double word_l2 = opt.word_l2 >= 0 ? opt.word_l2 : opt.l2;
   double bias = 0;
   const double rate = 0.05, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  // The words' sum is clipped at word_cap: words weigh what the features found, they cannot
+  // make an attack out of a sentence that asks nothing (the runtime clips the same way).
+  auto word_sum = [&](const example& e) {
+    double z = 0;
+    for (int t : e.terms)
+      if (is_word[static_cast<std::size_t>(t)]) z += w[static_cast<std::size_t>(t)];
+    return z;
+  };
   auto score = [&](const example& e) {
     double z = bias;
-    for (int t : e.terms) z += w[static_cast<std::size_t>(t)];
-    return z;
+    for (int t : e.terms)
+      if (!is_word[static_cast<std::size_t>(t)]) z += w[static_cast<std::size_t>(t)];
+    return z + std::clamp(word_sum(e), -opt.word_cap, opt.word_cap);
   };
   std::vector<double> prob(examples.size()), g(examples.size());
   for (int step = 1; step <= opt.iterations; ++step) {
@@ -194,10 +228,12 @@ int main(int argc, char** argv) {
       for (const auto& [i, count] : b.members) g[i] -= bag_weight * count * prob[i] * none / any;
     }
     for (std::size_t i = 0; i < examples.size(); ++i) {
-      for (int t : examples[i].terms) grad[static_cast<std::size_t>(t)] += g[i];
+      const bool words_free = std::fabs(word_sum(examples[i])) < opt.word_cap;
+      for (int t : examples[i].terms)
+        if (words_free || !is_word[static_cast<std::size_t>(t)]) grad[static_cast<std::size_t>(t)] += g[i];
       grad[n] += g[i];
     }
-    for (std::size_t k = 0; k < n; ++k) grad[k] += opt.l2 * w[k];
+    for (std::size_t k = 0; k < n; ++k) grad[k] += (is_word[k] ? word_l2 : opt.l2) * w[k];
     for (std::size_t k = 0; k <= n; ++k) {
       m[k] = beta1 * m[k] + (1 - beta1) * grad[k];
       v[k] = beta2 * v[k] + (1 - beta2) * grad[k] * grad[k];
@@ -218,12 +254,12 @@ int main(int argc, char** argv) {
   double allowed = opt.target_fpr * total_neg, seen = 0, flag = 0.5;
   for (const auto& [p, c] : negatives) {
     if (seen + c > allowed) {
-      flag = std::max(0.5, std::min(0.97, p + 1e-4));
+      flag = std::max(0.5, std::min(opt.max_flag, p + 1e-4));
       break;
     }
     seen += c;
   }
-  const double report = std::max(0.3, flag * 0.75), critical = std::max(0.97, flag + (1 - flag) * 0.7);
+  const double report = std::max(0.3, flag * 0.75), critical = std::max(opt.max_flag, flag + (1 - flag) * 0.7);
   double fp_flag = 0;
   for (const auto& e : examples) {
     const double p = 1.0 / (1.0 + std::exp(-score(e)));
@@ -253,6 +289,7 @@ int main(int argc, char** argv) {
     std::printf("// %zu hand-written attack cases fitted as bags (share %g): %zu have a sentence at the flag cut-off.\n", bags.size(),
                 opt.bag_share, bags_caught);
   std::printf("constexpr double fitted_bias = %.4f;\n", bias);
+  std::printf("constexpr double fitted_word_cap = %.4f;\n", std::min(opt.word_cap, 1e6));
   std::printf("constexpr double fitted_report = %.4f, fitted_flag = %.4f, fitted_critical = %.4f;\n", report, flag, critical);
   std::printf("constexpr weight_entry fitted_weights[] = {\n");
   std::size_t kept = 0;

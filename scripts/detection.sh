@@ -23,16 +23,17 @@ python3 tests/corpus/generator/generate.py --out "$work/gen" "${carriers[@]}" >/
 # every generated case), so dev and sealed have two sets of floors. A real-carrier attack also
 # counts as found when its carrier's own false positive flags it: removing carrier false
 # positives lowers sealed recall and raises its precision (2026-12-06: 0.940/0.604 -> 0.959/0.587).
-if [[ -d "$cache/surfaces" ]]; then dev_floor=0.97:0.88 sealed_floor=0.96:0.61; else dev_floor=0.99:0.88 sealed_floor=0.98:0.62; fi
+if [[ -d "$cache/surfaces" ]]; then dev_floor=0.98:0.90 sealed_floor=0.97:0.61; else dev_floor=0.99:0.91 sealed_floor=0.99:0.63; fi
 args=(--no-speed
       --set "dev=$work/gen/dev" --gate "dev:${GATE_DEV:-$dev_floor}"
       --set "sealed=$work/gen/sealed" --gate "sealed:${GATE_SEALED:-$sealed_floor}"
-      --set "corpus=tests/corpus/malicious,tests/corpus/benign" --gate "corpus:${GATE_CORPUS:-0.99:0.95}")
-# Each batch's floor sits a little under its figure in docs/detection.md (batches 01-04: the default).
-declare -A floors=([batch-05]=0.94:0.69 [batch-06]=0.96:0.79 [batch-07]=0.94:0.74
-  [batch-08]=0.95:0.79 [batch-09]=0.97:0.83 [batch-10]=0.97:0.69 [batch-11]=0.96:0.65
-  [batch-12]=0.97:0.77 [batch-13]=0.97:0.74 [batch-14]=0.95:0.79 [batch-15]=0.97:0.75
-  [batch-16]=0.94:0.74 [batch-17]=0.97:0.77 [batch-18]=0.95:0.72)
+      --set "corpus=tests/corpus/malicious,tests/corpus/benign" --gate "corpus:${GATE_CORPUS:-0.99:0.97}")
+# Each batch's floor sits a little under its figure in docs/detection.md (a new batch: the default).
+declare -A floors=([batch-01]=0.98:0.90 [batch-02]=0.98:0.90 [batch-03]=0.98:0.83 [batch-04]=0.95:0.84
+  [batch-05]=0.95:0.75 [batch-06]=0.97:0.82 [batch-07]=0.95:0.78 [batch-08]=0.96:0.83 [batch-09]=0.97:0.87
+  [batch-10]=0.98:0.72 [batch-11]=0.96:0.72 [batch-12]=0.98:0.81 [batch-13]=0.97:0.78 [batch-14]=0.96:0.83
+  [batch-15]=0.98:0.79 [batch-16]=0.95:0.78 [batch-17]=0.97:0.80 [batch-18]=0.96:0.77 [batch-19]=0.94:0.79
+  [batch-20]=0.97:0.83)
 for batch in tests/corpus/redteam/batch-*/; do
   [[ -d "$batch" ]] || continue
   name=redteam-$(basename "$batch")
@@ -42,7 +43,7 @@ done
 if [[ -d "$cache/surfaces" ]]; then
   # Today's figures as the floor (issue 27's target is 0 servers and 0.5 %: the share is met, the servers not; see
   # docs/detection.md); a regression fails.
-  args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:${GATE_SERVERS:-0.0050:10}")
+  args+=(--servers "real-servers=$cache/surfaces" --server-gate "real-servers:${GATE_SERVERS:-0.0040:6}")
 elif [[ "${WARDEN_DETECTION_REQUIRE_SERVERS:-0}" == 1 ]]; then
   echo "detection.sh: no real-server surfaces in $cache (run scripts/real-servers.sh enumerate)" >&2
   exit 1
