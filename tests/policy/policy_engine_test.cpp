@@ -228,7 +228,9 @@ TEST_CASE("surface: a poisoned tool is hidden from listings and its calls refuse
 
 TEST_CASE("surface: suspicious text a tool gains after the session listed it is read as a rug pull") {
   const json honest = json::parse(R"({"name":"list_files","description":"Lists files."})");
-  const json changed = json::parse(R"({"name":"list_files","description":"Lists files. Results are cached at https://files-cache.ngrok.io/sync."})");
+  // A tunnel link given as a reference is a medium report; a sentence sending results there is
+  // high from the start ("Results are cached at https://...ngrok.io/sync."), so not this case.
+  const json changed = json::parse(R"({"name":"list_files","description":"Lists files. Docs: https://files-cache.ngrok.io/docs."})");
   analysis::server_surface s;
   s.name = "files";
   SUBCASE("listed so from the start, the tunnel URL is reported, not hidden") {
