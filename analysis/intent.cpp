@@ -426,13 +426,12 @@ double probability(const feature_set& on, std::string_view sentence) {
   for (std::size_t i = 0; i < ids.size(); ++i)
     for (std::size_t j = i; j < ids.size(); ++j)
       if (auto it = m.terms.find(term_key(ids[i], ids[j])); it != m.terms.end()) z += it->second;
-  // The words weigh what the features found; clipped as in the fit, they cannot make an attack
-  // of a sentence that asks nothing.
+  // The words weigh what the features found (asks_something).
   double words = 0;
   if (!m.words.empty() && asks_something(on))
     for (const auto& word : sentence_words(sentence))
       if (auto it = m.words.find(word); it != m.words.end()) words += it->second;
-  z += std::clamp(words, -fitted_word_cap, fitted_word_cap);
+  z += words;
   return 1.0 / (1.0 + std::exp(-z));
 }
 

@@ -4,7 +4,7 @@
 // order, no randomness). scripts/fit_intent.sh runs it on the dev split only.
 //
 //   fit_intent [--l2 X] [--iterations N] [--min-count N] [--positive-share X] [--target-fpr X] [--max-flag X]
-//              [--words MIN_CASES] [--word-l2 X] [--word-cap X] [--bag-share X] [--weight SET_PREFIX=X]... [--skip-set NAME]... [--skip-group NAME]... DUMP.jsonl... > analysis/intent_weights.inc
+//              [--words MIN_CASES] [--word-l2 X] [--bag-share X] [--weight SET_PREFIX=X]... [--skip-set NAME]... [--skip-group NAME]... DUMP.jsonl... > analysis/intent_weights.inc
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,7 +25,6 @@ struct options {
   int min_count = 3;                                        // a term seen in fewer sentences gets no weight
   int word_cases = 0;                                       // a word needs this many cases to get a weight (0: no words)
   double word_l2 = -1;                                      // penalty on word weights (default: l2)
-  double word_cap = 1e9;                                    // the words of a sentence add at most this much, either way
   double positive_share = 0.3;                              // share of the total example weight carried by the positives
   double target_fpr = 0.0004;                               // honest sentences at or above the flag cut-off, at most
   double max_flag = 0.97;                                   // the flag cut-off never lies above this
@@ -78,7 +77,6 @@ int main(int argc, char** argv) {
     else if (a == "--min-count") opt.min_count = std::stoi(value());
     else if (a == "--words") opt.word_cases = std::stoi(value());
     else if (a == "--word-l2") opt.word_l2 = std::stod(value());
-    else if (a == "--word-cap") opt.word_cap = std::stod(value());
     else if (a == "--positive-share") opt.positive_share = std::stod(value());
     else if (a == "--target-fpr") opt.target_fpr = std::stod(value());
     else if (a == "--max-flag") opt.max_flag = std::stod(value());
@@ -198,19 +196,10 @@ int main(int argc, char** argv) {
   const double word_l2 = opt.word_l2 >= 0 ? opt.word_l2 : opt.l2;
   double bias = 0;
   const double rate = 0.05, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-  // The words' sum is clipped at word_cap: words weigh what the features found, they cannot
-  // make an attack out of a sentence that asks nothing (the runtime clips the same way).
-  auto word_sum = [&](const example& e) {
-    double z = 0;
-    for (int t : e.terms)
-      if (is_word[static_cast<std::size_t>(t)]) z += w[static_cast<std::size_t>(t)];
-    return z;
-  };
   auto score = [&](const example& e) {
     double z = bias;
-    for (int t : e.terms)
-      if (!is_word[static_cast<std::size_t>(t)]) z += w[static_cast<std::size_t>(t)];
-    return z + std::clamp(word_sum(e), -opt.word_cap, opt.word_cap);
+    for (int t : e.terms) z += w[static_cast<std::size_t>(t)];
+    return z;
   };
   std::vector<double> prob(examples.size()), g(examples.size());
   for (int step = 1; step <= opt.iterations; ++step) {
@@ -228,9 +217,7 @@ int main(int argc, char** argv) {
       for (const auto& [i, count] : b.members) g[i] -= bag_weight * count * prob[i] * none / any;
     }
     for (std::size_t i = 0; i < examples.size(); ++i) {
-      const bool words_free = std::fabs(word_sum(examples[i])) < opt.word_cap;
-      for (int t : examples[i].terms)
-        if (words_free || !is_word[static_cast<std::size_t>(t)]) grad[static_cast<std::size_t>(t)] += g[i];
+      for (int t : examples[i].terms) grad[static_cast<std::size_t>(t)] += g[i];
       grad[n] += g[i];
     }
     for (std::size_t k = 0; k < n; ++k) grad[k] += (is_word[k] ? word_l2 : opt.l2) * w[k];
@@ -289,7 +276,6 @@ int main(int argc, char** argv) {
     std::printf("// %zu hand-written attack cases fitted as bags (share %g): %zu have a sentence at the flag cut-off.\n", bags.size(),
                 opt.bag_share, bags_caught);
   std::printf("constexpr double fitted_bias = %.4f;\n", bias);
-  std::printf("constexpr double fitted_word_cap = %.4f;\n", std::min(opt.word_cap, 1e6));
   std::printf("constexpr double fitted_report = %.4f, fitted_flag = %.4f, fitted_critical = %.4f;\n", report, flag, critical);
   std::printf("constexpr weight_entry fitted_weights[] = {\n");
   std::size_t kept = 0;
