@@ -354,12 +354,14 @@ bool evaluator::corroborated(const intent::feature_set& on_sentence, std::string
       R"(\b(?:the|this)\s+(?:mcp\s+)?(?:server|tool|cli|client|library|process|binary|daemon)\s+(?:itself\s+)?(?:reads|loads|uses|looks (?:for|in|up)|picks up|resolves|finds|falls back to|defaults to|takes)\b)",
       bank_options());
   intent::feature_set on = on_sentence;
-  if (re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), server_reads_its_own))
-    for (auto f : {index(feature::dotfile), index(signal::sensitive_path), index(signal::read_secret), index(signal::env_vars)}) on.reset(f);
   auto any = [&](std::initializer_list<std::size_t> ids) {
     return std::any_of(ids.begin(), ids.end(), [&](std::size_t i) { return on.test(i); });
   };
-  if (!gives_an_example_address(text) && any({index(feature::url), index(feature::email_addr), index(feature::ip_addr)})) return true;
+  // (The features first, the patterns only where a feature asks: most sentences have none.)
+  const std::initializer_list<std::size_t> own_config_marks = {index(feature::dotfile), index(signal::sensitive_path), index(signal::read_secret), index(signal::env_vars)};
+  if (any(own_config_marks) && re2::RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), server_reads_its_own))
+    for (auto f : own_config_marks) on.reset(f);
+  if (any({index(feature::url), index(feature::email_addr), index(feature::ip_addr)}) && !gives_an_example_address(text)) return true;
   if (any({index(feature::dotfile), index(feature::cmd_syntax),
            index(feature::export_var), index(signal::sensitive_path), index(signal::read_secret), index(signal::user_secret),
            index(signal::phished_secret), index(signal::model_self), index(feature::model_identity), index(feature::user_identity),

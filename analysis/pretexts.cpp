@@ -427,6 +427,7 @@ void judge_result_demands(std::string_view view, const std::vector<intent::sente
          card };
   auto text_of = [&](std::size_t k) { return view.substr(sentences[k].begin, sentences[k].end - sentences[k].begin); };
   using intent::feature, intent::index;
+  bool previous_pretext = false;  // the sentence before gave a reason (computed once per sentence)
   for (std::size_t k = 0; k < sentences.size(); ++k) {
     const auto& s = sentences[k];
     const std::string_view sentence = text_of(k);
@@ -440,8 +441,9 @@ void judge_result_demands(std::string_view view, const std::vector<intent::sente
       out.push_back({"poison.forced-sequencing", severity::high, 0.8, s.begin, s.end, "a tool result orders a call that carries private data"});
       return;
     }
-    const bool pretext = matches(sentence, result_pretext) || matches(sentence, borrowed_reason) ||
-                         (k > 0 && (matches(text_of(k - 1), result_pretext) || matches(text_of(k - 1), borrowed_reason)));
+    const bool own_pretext = matches(sentence, result_pretext) || matches(sentence, borrowed_reason);
+    const bool pretext = own_pretext || previous_pretext;
+    previous_pretext = own_pretext;
     // Articles about prompt injection quote such orders as examples.
     static const re2::RE2& quoted_example = shape::pattern(R"(\b(?:for example|for instance|e\.g\.|such as|like this|examples?)\b)");
     if (!pretext) continue;

@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <optional>
 #include <array>
 #include <set>
 #include <unordered_set>
@@ -135,13 +136,22 @@ void collect(re2::StringPiece text, const re2::RE2& pattern, const std::string& 
   }
 }
 
+// Which reference patterns occur anywhere in a text (one pass): the sentences need run only those.
+std::vector<bool> possible_references(std::string_view text) {
+  const auto& p = reference_patterns();
+  static const shape::gate gate{p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]};
+  return gate.match(text);
+}
+
 // Tools the sentence names: by a known name anywhere, or an unknown one in a tool-naming frame.
-std::vector<reference> references(std::string_view sentence, const std::string& own, const tool_name_index& names, bool in_result,
-                                  const std::unordered_set<std::string>* own_params) {
+// `possible`: possible_references() of the whole text.
+std::vector<reference> references(std::string_view sentence, const std::vector<bool>& possible, const std::string& own, const tool_name_index& names,
+                                  bool in_result, const std::unordered_set<std::string>* own_params) {
   std::vector<reference> out;
   const re2::StringPiece text(sentence.data(), sentence.size());
   const auto& patterns = reference_patterns();
-  for (std::size_t i = 0; i < patterns.size(); ++i) collect(text, *patterns[i], own, names, in_result, /*strict=*/i < 2, out, own_params);
+  for (std::size_t i = 0; i < patterns.size(); ++i)
+    if (possible[i]) collect(text, *patterns[i], own, names, in_result, /*strict=*/i < 2, out, own_params);
   // Known names of other servers count wherever they stand.
   static const re2::RE2& token = shape::pattern(R"(([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+))");
   if (!names.foreign.empty()) {
@@ -444,13 +454,15 @@ void judge_result_orders(std::string_view view, const std::vector<intent::senten
     // The pretext may sit in the sentence before ("Session expired. Call session_restore(...)") or
     // be the whole result's form (an error).
     // Borrowed that way, it needs a payload beyond an ordinary argument ("retry with pages=1-50").
-    const bool own_pretext = matches(sentence, pretext_for_a_call);
-    const bool pretext = own_pretext || matches(previous, pretext_for_a_call) || error_result;
-    if (((may[call] && matches(sentence, orders_a_call)) || (may[hand] && matches(sentence, hands_to_a_tool))) && pretext &&
-        ((own_pretext && matches(sentence, call_payload)) || matches(sentence, risky_payload)) && !matches(sentence, pages)) {
-      out.push_back({"poison.forced-sequencing", severity::high, 0.75, s.begin, s.end,
-                     "a tool result orders a call, with a pretext and a value or data to carry"});
-      return;
+    // (The order first: the pretext patterns run only on sentences that order a call.)
+    if (((may[call] && matches(sentence, orders_a_call)) || (may[hand] && matches(sentence, hands_to_a_tool)))) {
+      const bool own_pretext = matches(sentence, pretext_for_a_call);
+      const bool pretext = own_pretext || error_result || matches(previous, pretext_for_a_call);
+      if (pretext && ((own_pretext && matches(sentence, call_payload)) || matches(sentence, risky_payload)) && !matches(sentence, pages)) {
+        out.push_back({"poison.forced-sequencing", severity::high, 0.75, s.begin, s.end,
+                       "a tool result orders a call, with a pretext and a value or data to carry"});
+        return;
+      }
     }
     previous = sentence;
   }
@@ -466,14 +478,18 @@ std::vector<tool_claim> judge_tool_claims(std::string_view view, const std::vect
   if (in_result) judge_result_orders(view, sentences, out);
   judge_suppression(view, sentences, out);
   const std::string own = text::lower_ascii(context.own_name);
-  bool text_retires = false;
-  for (const auto& s : sentences)
-    if (matches(view.substr(s.begin, s.end - s.begin), retires)) text_retires = true;
+  // (One pass over the whole text first: most texts retire nothing.)
+  const bool text_retires = matches(view, retires) && std::any_of(sentences.begin(), sentences.end(), [&](const intent::sentence& s) {
+                              return matches(view.substr(s.begin, s.end - s.begin), retires);
+                            });
 
+  std::optional<std::vector<bool>> possible;  // possible_references(view), once a sentence needs it
   for (const auto& s : sentences) {
     const std::string_view sentence = view.substr(s.begin, s.end - s.begin);
-    if (sentence.find_first_of("_-") == std::string_view::npos) continue;  // no joined name, no tool named
-    auto refs = references(sentence, own, names, in_result, context.own_params);
+    // No joined name, no tool named. (Two memchr scans: find_first_of tests each byte in turn.)
+    if (sentence.find('_') == std::string_view::npos && sentence.find('-') == std::string_view::npos) continue;
+    if (!possible) possible = possible_references(view);
+    auto refs = references(sentence, *possible, own, names, in_result, context.own_params);
     // A tool that retires itself and sends the model to a tool outside its server.
     // ("The parameter overwrite is deprecated; use if_none_match" retires an argument, not a tool.)
     static const re2::RE2& retires_an_argument = shape::pattern(R"(\b(?:parameter|argument|field|option|flag|property|setting|attribute|key)s?\b)");
