@@ -487,8 +487,7 @@ class surface_walker {
     // Annotations are claims: compare them with what the name says the tool does.
     roles.emplace_back(name, infer_roles(tool));
     const auto& inferred = roles.back().second;
-    auto annotations = tool.find("annotations");
-    if (annotations != tool.end() && annotations->is_object()) {
+    if (auto annotations = tool.find("annotations"); annotations != tool.end() && annotations->is_object()) {
       auto flag = [&](const char* key) -> int {
         auto it = annotations->find(key);
         if (it == annotations->end() || !it->is_boolean()) return -1;
@@ -500,8 +499,10 @@ class surface_walker {
         std::string what;
         for (role r : all_roles)
           if (inferred.name_roles & writes & static_cast<std::uint8_t>(r)) what += (what.empty() ? "" : ", ") + std::string(to_string(r));
-        add("capability.annotation-mismatch", severity::medium, 0.75, name, path + ".annotations.readOnlyHint", "readOnlyHint: true",
-            "claims to be read-only but its name says " + what);
+        // Clients run read-only tools without asking: on a tool named to delete, the claim removes the check.
+        const bool destroys = inferred.name_roles & static_cast<std::uint8_t>(role::destructive);
+        add("capability.annotation-mismatch", destroys ? severity::high : severity::medium, destroys ? 0.85 : 0.75, name,
+            path + ".annotations.readOnlyHint", "readOnlyHint: true", "claims to be read-only but its name says " + what);
       }
       if (flag("destructiveHint") == 0 && (inferred.name_roles & static_cast<std::uint8_t>(role::destructive)) && flag("readOnlyHint") != 1)
         add("capability.annotation-mismatch", severity::low, 0.6, name, path + ".annotations.destructiveHint", "destructiveHint: false",

@@ -81,6 +81,15 @@ TEST_CASE("capability roles and annotation claims") {
                              })}};
   auto report = analyse({from_json(manifest)});
   CHECK(has_rule(report.findings, "capability.annotation-mismatch"));
+  // A read-only claim on a tool named to delete takes away the client's confirmation: high. On a
+  // name that only runs something ("run_jest_tests" marked read-only) it stays a medium report.
+  const auto mismatch_level = [](const std::vector<finding>& findings) {
+    const auto it = std::find_if(findings.begin(), findings.end(), [](const finding& f) { return f.rule_id == "capability.annotation-mismatch"; });
+    return it == findings.end() ? severity::info : it->level;
+  };
+  CHECK(mismatch_level(report.findings) == severity::high);
+  json runner = {{"tools", json::array({{{"name", "run_jest_tests"}, {"description", "Runs the Jest tests."}, {"annotations", {{"readOnlyHint", true}}}, {"inputSchema", {{"type", "object"}}}}})}};
+  CHECK(mismatch_level(analyse({from_json(runner)}).findings) == severity::medium);
   REQUIRE(report.capabilities.size() == 2);
   CHECK(report.capabilities[0].has(role::destructive));
   CHECK(report.capabilities[1].has(role::code_execution));
