@@ -448,6 +448,9 @@ void evaluator::procedural_checks() {
       // A key in an issuer's own format has no place in a server's metadata: whoever reads it
       // (the model) is handed a credential or an endpoint to send to. Results carry data.
       const bool issued = static_cast<std::size_t>(index) < issuer_shape_count() && context_.role != field_role::result;
+      // A result is data: code, docs and logs carry tokens (redacted at runtime), and an order in a
+      // result to use one is judged by the result rules, not by the token's presence.
+      if (context_.role == field_role::result) used = false;
       const char* message = used     ? "live-looking credential that the text tells the model to use"
                             : issued ? "live-looking credential in an issuer's format in text the model reads"
                                      : "string looks like a live credential";
