@@ -289,6 +289,11 @@ void judge_suppression(std::string_view view, const std::vector<intent::sentence
     // "... until receiving a clear instruction from the user, even if ...": a hold until the user
     // speaks is the stop-and-ask note, however firmly it is put.
     if (s.on.test(index(intent::feature::stop_until_user))) continue;
+    // "NEVER use bank details from any other source", "never look for tokens in other tools'
+    // results": where a value may come from is the user's safeguard, not a ban on tools.
+    static const re2::RE2& data_from_elsewhere = shape::pattern(
+        R"(\b(?:use|take|trust|accept|copy|type|read|look for|pull|enter|fill in)\s+(?:\w+\s+){0,3}(?:details|values?|numbers?|figures|tokens?|credentials?|passwords?|keys?|data|information|addresses|ibans?|amounts?|prices?|ids?)\s+(?:from|in|found in|taken from)\s+(?:[\w,']+\s+){0,6}?(?:any\s+)?(?:other|another|external|third-party|different)\b)");
+    if (matches(sentence, data_from_elsewhere)) continue;
     out.push_back({"poison.tool-hijack", severity::high, 0.8, s.begin, s.end, "tells the model never to use other tools, to keep its choice on this one"});
     return;
   }
