@@ -498,10 +498,11 @@ void evaluator::structural_rules() {
     // A fenced code block in fetched text (a README's install step) is shown to a reader; in
     // the tool's own metadata, or pushed at the model, it is aimed at the model.
     const bool quoted_block = context_.role == field_role::result && raw_.find("```") != std::string_view::npos;
-    const severity level = pushed ? critical : quoted_block ? medium
-                                                            : high;
-    add("poison.shell-command", level, pushed ? 0.85 : quoted_block ? 0.5
-                                                                    : 0.75,
+    const severity level = command_quoted_for_reader() ? medium : pushed     ? critical
+                                                              : quoted_block ? medium
+                                                                             : high;
+    add("poison.shell-command", level, level == critical ? 0.85 : level == medium ? 0.5
+                                                                                  : 0.75,
         {shell_danger}, "dangerous shell command shape in text the model reads");
   }
   if (has(decode_exec)) add("poison.encoded-payload", high, 0.85, {decode_exec}, "asks the model to decode something and act on it");

@@ -171,6 +171,15 @@ class evaluator {
 
   // "call list_messages again with cursor=...": a result that tells how to fetch its next page,
   // carrying nothing else, is the tool's own paging.
+  // In a result, a shell command no one pushes on the model is data: install pages, issues and
+  // advisories tell their human readers to run "curl ... | sh" (orders with a borrowed reason are
+  // the result rules' to judge).
+  bool command_quoted_for_reader() const {
+    using enum signal;
+    const bool pushed_on_model = has(conceal) || has(deceive) || has(conceal_weak) || has(consent_skip) || has(seq_global) || has(authority) ||
+                                 has(tag_strong) || has(tag_weak) || has(impersonation) || has(role_token) || has(address_model);
+    return context_.role == field_role::result && !pushed_on_model;
+  }
   bool pages_through_results(const intent::feature_set& on, std::string_view text) const;
 
   // What a sentence may carry beyond the tools it names: a secret, a file, an address, the

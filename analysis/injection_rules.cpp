@@ -277,7 +277,12 @@ void evaluator::legacy_rules() {
   if (has(decode_exec)) add("poison.encoded-payload", high, 0.85, {decode_exec}, "asks the model to decode something and act on it");
   if (has(shell_danger)) {
     bool pushed = orders || any_conceal || has(seq_global) || authority_voice;
-    add("poison.shell-command", pushed ? critical : high, pushed ? 0.85 : 0.75, {shell_danger},
+    const bool quoted_in_data = command_quoted_for_reader();
+    add("poison.shell-command", quoted_in_data ? medium : pushed ? critical
+                                                                 : high,
+        quoted_in_data ? 0.6 : pushed ? 0.85
+                                      : 0.75,
+        {shell_danger},
         "dangerous shell command shape in text the model reads");
   }
   if (has(url_data)) {

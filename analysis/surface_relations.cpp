@@ -273,6 +273,11 @@ void gatekeeper_checks(const std::vector<server_input>& servers, const std::vect
         if (location == self) continue;
         const std::size_t at = text::find_identifier(*body, *name);
         if (at == std::string::npos) continue;
+        // "Call it before transfer_funds": the tool named after "before" is the later step.
+        static const re2::RE2 named_as_later(R"((?i)\b(?:before|prior to|ahead of)\s+(?:(?:calling|using|running|invoking|any call to|you call)\s+)?(?:the\s+)?[`'"]?$)");
+        if (const std::size_t lead = std::min<std::size_t>(at, 40);
+            re2::RE2::PartialMatch(re2::StringPiece(body->data() + at - lead, lead), named_as_later))
+          continue;
         const std::size_t from = at > 150 ? at - 150 : 0;
         const std::string_view around = std::string_view(*body).substr(from, std::min<std::size_t>(body->size() - from, at - from + name->size() + 150));
         if (!re2::RE2::PartialMatch(re2::StringPiece(around.data(), around.size()), first_cue)) continue;

@@ -406,4 +406,10 @@ TEST_CASE("a bare check made a step that must come first") {
   CHECK_FALSE(forced(analyse({surface("Creates a transfer. Call verify_payee first: it confirms the payee's name matches the IBAN and returns a match score.",
                                       {{"name", "verify_payee"}, {"description", "Checks that a payee's name matches the account holder of an IBAN and returns a match score with the bank's answer."}})})));
   CHECK_FALSE(forced(analyse({surface("Creates a transfer from the user's account.", {{"name", "kyc_precheck"}, {"description", "KYC precheck."}})})));
+  // A tool named after "before" is the later step, even when its own words say "validated".
+  server_surface later;
+  later.name = "bank";
+  later.tools = json::array({{{"name", "validate_iban"}, {"description", "Checks the IBAN checksum and returns the bank name. Call it before transfer_funds and show the bank name to the user."}},
+                             {{"name", "transfer_funds"}, {"description", "Initiate a transfer to a validated IBAN."}}});
+  CHECK_FALSE(forced(analyse({server_input{later, "bank.json"}})));
 }
