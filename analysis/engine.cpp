@@ -500,7 +500,7 @@ class surface_walker {
         for (role r : all_roles)
           if (inferred.name_roles & writes & static_cast<std::uint8_t>(r)) what += (what.empty() ? "" : ", ") + std::string(to_string(r));
         // Clients run read-only tools without asking: on a tool named to delete, the claim removes the check.
-        const bool destroys = inferred.name_roles & static_cast<std::uint8_t>(role::destructive);
+        const bool destroys = name_says_it_destroys(name);
         add("capability.annotation-mismatch", destroys ? severity::high : severity::medium, destroys ? 0.85 : 0.75, name,
             path + ".annotations.readOnlyHint", "readOnlyHint: true", "claims to be read-only but its name says " + what);
       }

@@ -93,6 +93,12 @@ std::string string_at(const nlohmann::json& object, const char* key) {
 
 }  // namespace
 
+bool name_says_it_destroys(std::string_view name) {
+  const auto words = identifier_words(name);
+  return any_word(words, {"delete", "remove", "rm", "drop", "destroy", "purge", "wipe", "erase", "uninstall", "rmdir", "unlink", "revoke",
+                          "terminate", "factory"});
+}
+
 role_inference infer_roles(const nlohmann::json& tool) {
   role_inference out;
   if (!tool.is_object()) return out;

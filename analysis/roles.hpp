@@ -20,4 +20,8 @@ role_inference infer_roles(const nlohmann::json& tool);
 // Lower-case word tokens of an identifier: "readFile_v2" -> {read, file, v2}.
 std::vector<std::string> identifier_words(std::string_view name);
 
+// The name says the tool destroys data or access ("delete_branch", "drop-table", "factoryReset"),
+// not merely that it shortens or clears something ("truncate_to_tokens", "clear_selection").
+bool name_says_it_destroys(std::string_view name);
+
 }  // namespace warden::analysis

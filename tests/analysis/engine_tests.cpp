@@ -90,6 +90,8 @@ TEST_CASE("capability roles and annotation claims") {
   CHECK(mismatch_level(report.findings) == severity::high);
   json runner = {{"tools", json::array({{{"name", "run_jest_tests"}, {"description", "Runs the Jest tests."}, {"annotations", {{"readOnlyHint", true}}}, {"inputSchema", {{"type", "object"}}}}})}};
   CHECK(mismatch_level(analyse({from_json(runner)}).findings) == severity::medium);
+  json shortens = {{"tools", json::array({{{"name", "truncate_to_tokens"}, {"description", "Truncates text to at most max_tokens tokens."}, {"annotations", {{"readOnlyHint", true}}}, {"inputSchema", {{"type", "object"}}}}})}};
+  CHECK(mismatch_level(analyse({from_json(shortens)}).findings) < severity::high);
   REQUIRE(report.capabilities.size() == 2);
   CHECK(report.capabilities[0].has(role::destructive));
   CHECK(report.capabilities[1].has(role::code_execution));
