@@ -33,7 +33,7 @@ declare -A floors=([batch-01]=0.98:0.90 [batch-02]=0.98:0.90 [batch-03]=0.98:0.8
   [batch-05]=0.95:0.74 [batch-06]=0.97:0.82 [batch-07]=0.95:0.78 [batch-08]=0.96:0.83 [batch-09]=0.97:0.87
   [batch-10]=0.98:0.72 [batch-11]=0.96:0.72 [batch-12]=0.98:0.81 [batch-13]=0.97:0.78 [batch-14]=0.96:0.83
   [batch-15]=0.98:0.79 [batch-16]=0.95:0.78 [batch-17]=0.97:0.80 [batch-18]=0.96:0.77 [batch-19]=0.94:0.79
-  [batch-20]=0.97:0.83 [batch-21]=0.96:0.84 [batch-22]=0.96:0.72 [batch-23]=0.95:0.83)
+  [batch-20]=0.97:0.83 [batch-21]=0.96:0.84 [batch-22]=0.96:0.72 [batch-23]=0.95:0.83 [batch-24]=0.96:0.66)
 for batch in tests/corpus/redteam/batch-*/; do
   [[ -d "$batch" ]] || continue
   name=redteam-$(basename "$batch")
