@@ -169,8 +169,6 @@ class evaluator {
   // reason (analysis/pretexts.hpp): each raises its rule's level.
   void claims_about_other_tools();
 
-  // "call list_messages again with cursor=...": a result that tells how to fetch its next page,
-  // carrying nothing else, is the tool's own paging.
   // In a result, a shell command no one pushes on the model is data: install pages, issues and
   // advisories tell their human readers to run "curl ... | sh" (orders with a borrowed reason are
   // the result rules' to judge).
@@ -180,6 +178,8 @@ class evaluator {
                                  has(tag_strong) || has(tag_weak) || has(impersonation) || has(role_token) || has(address_model);
     return context_.role == field_role::result && !pushed_on_model;
   }
+  // "call list_messages again with cursor=...": a result that tells how to fetch its next page,
+  // carrying nothing else, is the tool's own paging.
   bool pages_through_results(const intent::feature_set& on, std::string_view text) const;
 
   // What a sentence may carry beyond the tools it names: a secret, a file, an address, the

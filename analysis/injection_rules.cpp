@@ -449,13 +449,13 @@ void evaluator::procedural_checks() {
       if (auto sep = body.find_last_of(":= "); sep != std::string_view::npos && sep + 1 < body.size()) body = body.substr(sep + 1);
       if (body.find("PRIVATE KEY") == std::string_view::npos && looks_like_placeholder(body)) continue;
       auto b = static_cast<std::size_t>(match.data() - raw_.data());
-      bool used = has(move_out) || has(move_param) || has(oblige) || has(conceal) || has(consent_skip) || has(also_sink);
+      // A result is data: code, docs and logs carry tokens (redacted at runtime), and an order in a
+      // result to use one is judged by the result rules, not by the token's presence.
+      const bool used = context_.role != field_role::result &&
+                        (has(move_out) || has(move_param) || has(oblige) || has(conceal) || has(consent_skip) || has(also_sink));
       // A key in an issuer's own format has no place in a server's metadata: whoever reads it
       // (the model) is handed a credential or an endpoint to send to. Results carry data.
       const bool issued = static_cast<std::size_t>(index) < issuer_shape_count() && context_.role != field_role::result;
-      // A result is data: code, docs and logs carry tokens (redacted at runtime), and an order in a
-      // result to use one is judged by the result rules, not by the token's presence.
-      if (context_.role == field_role::result) used = false;
       const char* message = used     ? "live-looking credential that the text tells the model to use"
                             : issued ? "live-looking credential in an issuer's format in text the model reads"
                                      : "string looks like a live credential";
